@@ -1,0 +1,139 @@
+//! The streaming single-message hasher and the one-shot `hash`.
+
+use std::io;
+
+use crate::md5::{self, Md5};
+use crate::merkle_damgard::MdHasher;
+use crate::sha1::{self, Sha1};
+use crate::sha256::{self, Sha256};
+use crate::sha512::{self, Sha512};
+use crate::{Algorithm, Digest};
+
+/// BLAKE3 hands updates at least this large to rayon: below it, thread hand-off costs more
+/// than the extra core gains.
+const BLAKE3_RAYON_MIN: usize = 256 * 1024;
+
+/// Streaming hasher for one message with any [`Algorithm`].
+///
+/// ```
+/// use std::io::Write;
+/// use lanesum::{Algorithm, Hasher};
+///
+/// let mut h = Hasher::new(Algorithm::Sha256);
+/// h.update(b"hello ");
+/// write!(h, "world").unwrap();
+/// assert_eq!(
+///     h.finalize().to_hex(),
+///     "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"
+/// );
+/// ```
+#[derive(Clone)]
+pub struct Hasher {
+    alg: Algorithm,
+    inner: Inner,
+}
+
+#[derive(Clone)]
+enum Inner {
+    Md5(MdHasher<Md5>),
+    Sha1(MdHasher<Sha1>),
+    Sha256(MdHasher<Sha256>),
+    Sha512(MdHasher<Sha512>),
+    Blake2b(Box<blake2b_simd::State>),
+    Blake2s(Box<blake2s_simd::State>),
+    Blake3(Box<blake3::Hasher>),
+}
+
+impl Hasher {
+    pub fn new(alg: Algorithm) -> Hasher {
+        let inner = match alg {
+            Algorithm::Md5 => Inner::Md5(MdHasher::new(md5::IV)),
+            Algorithm::Sha1 => Inner::Sha1(MdHasher::new(sha1::IV)),
+            Algorithm::Sha224 => Inner::Sha256(MdHasher::new(sha256::IV_224)),
+            Algorithm::Sha256 => Inner::Sha256(MdHasher::new(sha256::IV_256)),
+            Algorithm::Sha384 => Inner::Sha512(MdHasher::new(sha512::IV_384)),
+            Algorithm::Sha512 => Inner::Sha512(MdHasher::new(sha512::IV_512)),
+            Algorithm::Sha512_224 => Inner::Sha512(MdHasher::new(sha512::IV_512_224)),
+            Algorithm::Sha512_256 => Inner::Sha512(MdHasher::new(sha512::IV_512_256)),
+            Algorithm::Blake2b(n) => Inner::Blake2b(Box::new(
+                blake2b_simd::Params::new()
+                    .hash_length(n as usize)
+                    .to_state(),
+            )),
+            Algorithm::Blake2s(n) => Inner::Blake2s(Box::new(
+                blake2s_simd::Params::new()
+                    .hash_length(n as usize)
+                    .to_state(),
+            )),
+            Algorithm::Blake3(_) => Inner::Blake3(Box::default()),
+        };
+        Hasher { alg, inner }
+    }
+
+    pub fn algorithm(&self) -> Algorithm {
+        self.alg
+    }
+
+    /// Absorb more of the message.
+    pub fn update(&mut self, data: &[u8]) -> &mut Self {
+        match &mut self.inner {
+            Inner::Md5(h) => h.update(data),
+            Inner::Sha1(h) => h.update(data),
+            Inner::Sha256(h) => h.update(data),
+            Inner::Sha512(h) => h.update(data),
+            Inner::Blake2b(h) => {
+                h.update(data);
+            }
+            Inner::Blake2s(h) => {
+                h.update(data);
+            }
+            Inner::Blake3(h) => {
+                if data.len() >= BLAKE3_RAYON_MIN {
+                    h.update_rayon(data);
+                } else {
+                    h.update(data);
+                }
+            }
+        }
+        self
+    }
+
+    /// The digest of everything absorbed.
+    pub fn finalize(self) -> Digest {
+        let len = self.alg.digest_len();
+        match self.inner {
+            Inner::Md5(h) => Digest::with_len(len, |out| h.finalize_into(out)),
+            Inner::Sha1(h) => Digest::with_len(len, |out| h.finalize_into(out)),
+            Inner::Sha256(h) => Digest::with_len(len, |out| h.finalize_into(out)),
+            Inner::Sha512(h) => Digest::with_len(len, |out| h.finalize_into(out)),
+            Inner::Blake2b(h) => Digest::from_bytes(h.finalize().as_bytes()),
+            Inner::Blake2s(h) => Digest::from_bytes(h.finalize().as_bytes()),
+            Inner::Blake3(h) => Digest::with_len(len, |out| h.finalize_xof().fill(out)),
+        }
+    }
+}
+
+impl io::Write for Hasher {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The digest of `data` under `alg`.
+///
+/// ```
+/// use lanesum::{hash, Algorithm};
+/// assert_eq!(hash(Algorithm::Sha1, b"abc").to_hex(), "a9993e364706816aba3e25717850c26c9cd0d89d");
+/// assert_eq!(hash(Algorithm::Blake3(32), b"").to_hex(),
+///            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");
+/// ```
+pub fn hash(alg: Algorithm, data: &[u8]) -> Digest {
+    let mut h = Hasher::new(alg);
+    h.update(data);
+    h.finalize()
+}

@@ -1,0 +1,198 @@
+//! Instruction-set levels: detected once per process, overridable with `LANESUM_ISA`.
+//!
+//! Every fast path asks [`active`] which features it may use; nothing else reads CPUID.
+//! `LANESUM_ISA` takes a comma-separated list of `portable`, `shani`, `avx2`, `avx512`
+//! (or `auto`) so tests and benchmarks can force each path. Asking for a feature the CPU
+//! lacks is an error ([`IsaError`]), never an illegal instruction.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The instruction-set features lanesum's kernels use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Features {
+    /// SHA-NI (with SSE4.1): SHA-1 and SHA-256 single/multi-stream.
+    pub shani: bool,
+    /// AVX2: 8-lane 32-bit / 4-lane 64-bit kernels.
+    pub avx2: bool,
+    /// AVX-512 F+BW+VL: 16-lane 32-bit / 8-lane 64-bit kernels.
+    pub avx512: bool,
+}
+
+impl Features {
+    /// Scalar code only.
+    pub const PORTABLE: Features = Features {
+        shani: false,
+        avx2: false,
+        avx512: false,
+    };
+
+    /// What this CPU supports.
+    pub fn detect() -> Features {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Features {
+                shani: std::arch::is_x86_feature_detected!("sha")
+                    && std::arch::is_x86_feature_detected!("sse4.1")
+                    && std::arch::is_x86_feature_detected!("ssse3"),
+                avx2: std::arch::is_x86_feature_detected!("avx2"),
+                avx512: std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512vl"),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Features::PORTABLE
+        }
+    }
+
+    /// Parse a `LANESUM_ISA` value and check it against `cpu`.
+    pub fn parse(spec: &str, cpu: Features) -> Result<Features, IsaError> {
+        let spec = spec.trim();
+        if spec.is_empty() || spec.eq_ignore_ascii_case("auto") {
+            return Ok(cpu);
+        }
+        let mut f = Features::PORTABLE;
+        for word in spec.split(',').map(str::trim) {
+            match word.to_ascii_lowercase().as_str() {
+                "portable" | "scalar" => {}
+                "shani" | "sha-ni" | "sha" => f.shani = true,
+                "avx2" => f.avx2 = true,
+                "avx512" | "avx-512" => f.avx512 = true,
+                _ => return Err(IsaError::Unknown(word.to_string())),
+            }
+        }
+        let missing: Vec<&str> = [
+            (f.shani && !cpu.shani, "shani"),
+            (f.avx2 && !cpu.avx2, "avx2"),
+            (f.avx512 && !cpu.avx512, "avx512"),
+        ]
+        .iter()
+        .filter(|(m, _)| *m)
+        .map(|(_, n)| *n)
+        .collect();
+        if missing.is_empty() {
+            Ok(f)
+        } else {
+            Err(IsaError::Unsupported(missing.join(",")))
+        }
+    }
+
+    /// The names of the enabled features, `portable` if none.
+    pub fn names(self) -> String {
+        let v: Vec<&str> = [
+            (self.shani, "shani"),
+            (self.avx2, "avx2"),
+            (self.avx512, "avx512"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect();
+        if v.is_empty() {
+            "portable".into()
+        } else {
+            v.join(",")
+        }
+    }
+}
+
+impl fmt::Display for Features {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.names())
+    }
+}
+
+/// A `LANESUM_ISA` value that cannot be honoured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IsaError {
+    Unknown(String),
+    Unsupported(String),
+}
+
+impl fmt::Display for IsaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IsaError::Unknown(w) => write!(
+                f,
+                "LANESUM_ISA: unknown level '{w}' (use portable, shani, avx2, avx512 or auto)"
+            ),
+            IsaError::Unsupported(w) => {
+                write!(f, "LANESUM_ISA: this CPU does not support {w}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for IsaError {}
+
+static ACTIVE: OnceLock<Result<Features, IsaError>> = OnceLock::new();
+
+/// The features in force for this process: detected, or as `LANESUM_ISA` says.
+///
+/// Programs should call this once at start-up to report a bad override cleanly.
+pub fn try_active() -> Result<Features, IsaError> {
+    ACTIVE
+        .get_or_init(|| {
+            let cpu = Features::detect();
+            match std::env::var("LANESUM_ISA") {
+                Ok(spec) => Features::parse(&spec, cpu),
+                Err(_) => Ok(cpu),
+            }
+        })
+        .clone()
+}
+
+/// The features in force for this process.
+///
+/// # Panics
+/// If `LANESUM_ISA` names an unknown level or one this CPU lacks; call [`try_active`]
+/// first to report that as an error instead.
+pub fn active() -> Features {
+    match try_active() {
+        Ok(f) => f,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_levels() {
+        let all = Features {
+            shani: true,
+            avx2: true,
+            avx512: true,
+        };
+        assert_eq!(Features::parse("portable", all), Ok(Features::PORTABLE));
+        assert_eq!(Features::parse("auto", all), Ok(all));
+        assert_eq!(
+            Features::parse("avx2,shani", all),
+            Ok(Features {
+                shani: true,
+                avx2: true,
+                avx512: false
+            })
+        );
+        assert!(matches!(
+            Features::parse("avx512", Features::PORTABLE),
+            Err(IsaError::Unsupported(_))
+        ));
+        assert!(matches!(
+            Features::parse("sse9", all),
+            Err(IsaError::Unknown(_))
+        ));
+    }
+
+    #[test]
+    fn active_is_supported() {
+        let a = active();
+        let cpu = Features::detect();
+        assert!(!a.avx512 || cpu.avx512);
+        assert!(!a.avx2 || cpu.avx2);
+        assert!(!a.shani || cpu.shani);
+    }
+}

@@ -1,0 +1,30 @@
+//! lanesum: fast, correct checksums — MD5, SHA-1, SHA-2, BLAKE2, BLAKE3.
+//!
+//! Hash one message with [`hash`] or the streaming [`Hasher`]:
+//!
+//! ```
+//! use lanesum::{hash, Algorithm};
+//! let alg: Algorithm = "sha256".parse().unwrap();
+//! assert_eq!(
+//!     hash(alg, b"abc").to_hex(),
+//!     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+//! );
+//! ```
+//!
+//! Instruction sets are detected once per process ([`isa`]); `LANESUM_ISA` forces a level.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod algorithm;
+mod digest;
+mod hasher;
+pub mod isa;
+mod merkle_damgard;
+
+mod md5;
+mod sha1;
+mod sha256;
+mod sha512;
+
+pub use algorithm::{Algorithm, ParseAlgorithmError};
+pub use digest::{hex_lower, Digest};
+pub use hasher::{hash, Hasher};

@@ -1,0 +1,205 @@
+//! MD5 (RFC 1321): state, family description and the scalar reference compression.
+
+use crate::merkle_damgard::Family;
+
+/// MD5's initial chaining value.
+pub(crate) const IV: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+
+/// The 64 additive constants, `floor(abs(sin(i + 1)) * 2^32)`.
+pub(crate) const K: [u32; 64] = [
+    0xd76a_a478,
+    0xe8c7_b756,
+    0x2420_70db,
+    0xc1bd_ceee,
+    0xf57c_0faf,
+    0x4787_c62a,
+    0xa830_4613,
+    0xfd46_9501,
+    0x6980_98d8,
+    0x8b44_f7af,
+    0xffff_5bb1,
+    0x895c_d7be,
+    0x6b90_1122,
+    0xfd98_7193,
+    0xa679_438e,
+    0x49b4_0821,
+    0xf61e_2562,
+    0xc040_b340,
+    0x265e_5a51,
+    0xe9b6_c7aa,
+    0xd62f_105d,
+    0x0244_1453,
+    0xd8a1_e681,
+    0xe7d3_fbc8,
+    0x21e1_cde6,
+    0xc337_07d6,
+    0xf4d5_0d87,
+    0x455a_14ed,
+    0xa9e3_e905,
+    0xfcef_a3f8,
+    0x676f_02d9,
+    0x8d2a_4c8a,
+    0xfffa_3942,
+    0x8771_f681,
+    0x6d9d_6122,
+    0xfde5_380c,
+    0xa4be_ea44,
+    0x4bde_cfa9,
+    0xf6bb_4b60,
+    0xbebf_bc70,
+    0x289b_7ec6,
+    0xeaa1_27fa,
+    0xd4ef_3085,
+    0x0488_1d05,
+    0xd9d4_d039,
+    0xe6db_99e5,
+    0x1fa2_7cf8,
+    0xc4ac_5665,
+    0xf429_2244,
+    0x432a_ff97,
+    0xab94_23a7,
+    0xfc93_a039,
+    0x655b_59c3,
+    0x8f0c_cc92,
+    0xffef_f47d,
+    0x8584_5dd1,
+    0x6fa8_7e4f,
+    0xfe2c_e6e0,
+    0xa301_4314,
+    0x4e08_11a1,
+    0xf753_7e82,
+    0xbd3a_f235,
+    0x2ad7_d2bb,
+    0xeb86_d391,
+];
+
+/// Per-round rotation amounts: round r, step i uses `S[r][i % 4]`.
+pub(crate) const S: [[u32; 4]; 4] = [
+    [7, 12, 17, 22],
+    [5, 9, 14, 20],
+    [4, 11, 16, 23],
+    [6, 10, 15, 21],
+];
+
+/// Message word index of step `i`.
+pub(crate) const fn word_index(i: usize) -> usize {
+    match i / 16 {
+        0 => i,
+        1 => (5 * i + 1) % 16,
+        2 => (3 * i + 5) % 16,
+        _ => (7 * i) % 16,
+    }
+}
+
+pub(crate) struct Md5;
+
+impl Family for Md5 {
+    type Word = u32;
+    type State = [u32; 4];
+    const BLOCK: usize = 64;
+    const LEN_BYTES: usize = 8;
+    const BIG_ENDIAN: bool = false;
+
+    fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
+        compress_portable(state, blocks)
+    }
+}
+
+/// The scalar reference: whole 64-byte blocks.
+///
+/// Each step keeps the critical path short: the message word, constant and the part of the
+/// round function that does not depend on `b` are summed before `b` is ready.
+pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
+    debug_assert_eq!(blocks.len() % 64, 0);
+    let [mut a, mut b, mut c, mut d] = *state;
+    for block in blocks.chunks_exact(64) {
+        let mut m = [0u32; 16];
+        for (w, bytes) in m.iter_mut().zip(block.chunks_exact(4)) {
+            *w = u32::from_le_bytes(bytes.try_into().unwrap());
+        }
+        let (aa, bb, cc, dd) = (a, b, c, d);
+
+        macro_rules! step {
+            ($f:expr, $a:ident, $b:ident, $c:ident, $d:ident, $i:expr, $s:expr) => {
+                $a = $b.wrapping_add(
+                    $a.wrapping_add(m[word_index($i)])
+                        .wrapping_add(K[$i])
+                        .wrapping_add($f($b, $c, $d))
+                        .rotate_left($s),
+                );
+            };
+        }
+        let f = |b: u32, c: u32, d: u32| d ^ (b & (c ^ d));
+        let g = |b: u32, c: u32, d: u32| (c & !d).wrapping_add(b & d);
+        let h = |b: u32, c: u32, d: u32| b ^ c ^ d;
+        let i_ = |b: u32, c: u32, d: u32| c ^ (b | !d);
+
+        // Four steps rotate the roles of a, b, c, d; constant indices let every
+        // message word and constant fold into an immediate operand.
+        macro_rules! quad {
+            ($f:expr, $r:expr, $i:expr) => {
+                step!($f, a, b, c, d, $i, S[$r][0]);
+                step!($f, d, a, b, c, $i + 1, S[$r][1]);
+                step!($f, c, d, a, b, $i + 2, S[$r][2]);
+                step!($f, b, c, d, a, $i + 3, S[$r][3]);
+            };
+        }
+        quad!(f, 0, 0);
+        quad!(f, 0, 4);
+        quad!(f, 0, 8);
+        quad!(f, 0, 12);
+        quad!(g, 1, 16);
+        quad!(g, 1, 20);
+        quad!(g, 1, 24);
+        quad!(g, 1, 28);
+        quad!(h, 2, 32);
+        quad!(h, 2, 36);
+        quad!(h, 2, 40);
+        quad!(h, 2, 44);
+        quad!(i_, 3, 48);
+        quad!(i_, 3, 52);
+        quad!(i_, 3, 56);
+        quad!(i_, 3, 60);
+
+        a = a.wrapping_add(aa);
+        b = b.wrapping_add(bb);
+        c = c.wrapping_add(cc);
+        d = d.wrapping_add(dd);
+    }
+    *state = [a, b, c, d];
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{hash, Algorithm};
+
+    /// RFC 1321, appendix A.5.
+    #[test]
+    fn rfc1321_suite() {
+        let cases: [(&str, &str); 7] = [
+            ("", "d41d8cd98f00b204e9800998ecf8427e"),
+            ("a", "0cc175b9c0f1b6a831c399e269772661"),
+            ("abc", "900150983cd24fb0d6963f7d28e17f72"),
+            ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+            (
+                "abcdefghijklmnopqrstuvwxyz",
+                "c3fcd3d76192e4007dfb496cca67e13b",
+            ),
+            (
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+                "d174ab98d277d9f5a5611c2c9f419d9f",
+            ),
+            (
+                "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+                "57edf4a22be3c955ac49da2e2107b67a",
+            ),
+        ];
+        for (msg, want) in cases {
+            assert_eq!(
+                hash(Algorithm::Md5, msg.as_bytes()).to_hex(),
+                want,
+                "{msg:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! SHA-1 (FIPS 180-4): family description and the scalar reference compression.
+
+use crate::isa;
+use crate::merkle_damgard::Family;
+
+pub(crate) const IV: [u32; 5] = [
+    0x6745_2301,
+    0xefcd_ab89,
+    0x98ba_dcfe,
+    0x1032_5476,
+    0xc3d2_e1f0,
+];
+
+pub(crate) struct Sha1;
+
+impl Family for Sha1 {
+    type Word = u32;
+    type State = [u32; 5];
+    const BLOCK: usize = 64;
+    const LEN_BYTES: usize = 8;
+    const BIG_ENDIAN: bool = true;
+
+    fn compress_portable(state: &mut [u32; 5], blocks: &[u8]) {
+        compress_portable(state, blocks)
+    }
+
+    fn compress(state: &mut [u32; 5], blocks: &[u8]) {
+        if isa::active().shani {
+            // The sha1 crate's compression uses SHA-NI after its own CPU check.
+            sha1::block_api::compress(state, blocks.as_chunks::<64>().0);
+        } else {
+            compress_portable(state, blocks);
+        }
+    }
+}
+
+/// The scalar reference: whole 64-byte blocks.
+pub(crate) fn compress_portable(state: &mut [u32; 5], blocks: &[u8]) {
+    debug_assert_eq!(blocks.len() % 64, 0);
+    for block in blocks.chunks_exact(64) {
+        let mut w = [0u32; 80];
+        for (wi, bytes) in w.iter_mut().zip(block.chunks_exact(4)) {
+            *wi = u32::from_be_bytes(bytes.try_into().unwrap());
+        }
+        for t in 16..80 {
+            w[t] = (w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]).rotate_left(1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e] = *state;
+        for (t, &wt) in w.iter().enumerate() {
+            let (f, k) = match t / 20 {
+                0 => (d ^ (b & (c ^ d)), 0x5a82_7999),
+                1 => (b ^ c ^ d, 0x6ed9_eba1),
+                2 => ((b & c) | (d & (b | c)), 0x8f1b_bcdc),
+                _ => (b ^ c ^ d, 0xca62_c1d6),
+            };
+            let tmp = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(wt);
+            e = d;
+            d = c;
+            c = b.rotate_left(30);
+            b = a;
+            a = tmp;
+        }
+        for (s, v) in state.iter_mut().zip([a, b, c, d, e]) {
+            *s = s.wrapping_add(v);
+        }
+    }
+}
