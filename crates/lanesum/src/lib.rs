@@ -15,9 +15,11 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod algorithm;
+mod batch;
 mod digest;
 mod hasher;
 pub mod isa;
+mod lanes;
 mod merkle_damgard;
 
 mod md5;
@@ -26,5 +28,6 @@ mod sha256;
 mod sha512;
 
 pub use algorithm::{Algorithm, ParseAlgorithmError};
+pub use batch::{hash_many, hash_many_par, hash_many_with, kernels, KernelInfo};
 pub use digest::{hex_lower, Digest};
 pub use hasher::{hash, Hasher};

@@ -2,15 +2,26 @@
 //! digest serialisation. Written once here so the streaming hasher, the batch path and the
 //! lane engine cannot disagree on a byte.
 
+use crate::isa::Features;
+use crate::lanes::LaneKernel;
+
 /// A word of chaining state (`u32` or `u64`).
-pub(crate) trait Word: Copy + Default + Send + Sync + 'static {
+pub(crate) trait Word:
+    Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
+{
     const BYTES: usize;
+    /// Truncating conversion, for tests that want random words.
+    #[cfg_attr(not(test), allow(dead_code))]
+    fn from_u64(x: u64) -> Self;
     fn write_be(self, out: &mut [u8]);
     fn write_le(self, out: &mut [u8]);
 }
 
 impl Word for u32 {
     const BYTES: usize = 4;
+    fn from_u64(x: u64) -> Self {
+        x as u32
+    }
     fn write_be(self, out: &mut [u8]) {
         out.copy_from_slice(&self.to_be_bytes()[..out.len()]);
     }
@@ -21,6 +32,9 @@ impl Word for u32 {
 
 impl Word for u64 {
     const BYTES: usize = 8;
+    fn from_u64(x: u64) -> Self {
+        x
+    }
     fn write_be(self, out: &mut [u8]) {
         out.copy_from_slice(&self.to_be_bytes()[..out.len()]);
     }
@@ -36,7 +50,9 @@ pub(crate) const MAX_BLOCK: usize = 128;
 pub(crate) trait Family: 'static {
     type Word: Word;
     /// The chaining state, `[Word; N]`.
-    type State: Copy + Send + Sync + AsRef<[Self::Word]> + AsMut<[Self::Word]>;
+    type State: Copy + Default + Send + Sync + AsRef<[Self::Word]> + AsMut<[Self::Word]>;
+    /// Words of chaining state.
+    const WORDS: usize;
     /// Block size in bytes.
     const BLOCK: usize;
     /// Size of the trailing message-length field in bytes (8, or 16 for SHA-512).
@@ -52,6 +68,21 @@ pub(crate) trait Family: 'static {
     fn compress(state: &mut Self::State, blocks: &[u8]) {
         Self::compress_portable(state, blocks)
     }
+
+    /// Rough single-stream GB/s per core under `features` (see `LaneKernel::est_gbps`).
+    fn single_gbps(features: Features) -> f32;
+
+    /// Multi-lane kernels usable under `features`, besides the single-stream one.
+    fn lane_kernels(_features: Features) -> Vec<LaneKernel<Self::Word>> {
+        Vec::new()
+    }
+}
+
+/// Every kernel of `F` usable under `features`, the single-stream one first.
+pub(crate) fn kernels<F: Family>(features: Features) -> Vec<LaneKernel<F::Word>> {
+    let mut v = vec![crate::lanes::single_stream::<F>(features)];
+    v.extend(F::lane_kernels(features));
+    v
 }
 
 /// Writes the final padded block(s) of a message whose unhashed tail is `tail`

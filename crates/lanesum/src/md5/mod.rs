@@ -1,6 +1,13 @@
 //! MD5 (RFC 1321): state, family description and the scalar reference compression.
 
+use crate::isa::Features;
+use crate::lanes::LaneKernel;
 use crate::merkle_damgard::Family;
+
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512;
 
 /// MD5's initial chaining value.
 pub(crate) const IV: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
@@ -96,12 +103,32 @@ pub(crate) struct Md5;
 impl Family for Md5 {
     type Word = u32;
     type State = [u32; 4];
+    const WORDS: usize = 4;
     const BLOCK: usize = 64;
     const LEN_BYTES: usize = 8;
     const BIG_ENDIAN: bool = false;
 
     fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
         compress_portable(state, blocks)
+    }
+
+    fn single_gbps(features: Features) -> f32 {
+        {
+            let _ = features;
+            0.7
+        }
+    }
+
+    fn lane_kernels(features: Features) -> Vec<LaneKernel<u32>> {
+        #[allow(unused_mut)]
+        let mut v = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            v.extend(x86_avx2::kernels(features));
+            v.extend(x86_avx512::kernels(features));
+        }
+        let _ = features;
+        v
     }
 }
 

@@ -1,7 +1,16 @@
 //! SHA-1 (FIPS 180-4): family description and the scalar reference compression.
 
 use crate::isa;
+use crate::isa::Features;
+use crate::lanes::LaneKernel;
 use crate::merkle_damgard::Family;
+
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86_shani;
 
 pub(crate) const IV: [u32; 5] = [
     0x6745_2301,
@@ -16,6 +25,7 @@ pub(crate) struct Sha1;
 impl Family for Sha1 {
     type Word = u32;
     type State = [u32; 5];
+    const WORDS: usize = 5;
     const BLOCK: usize = 64;
     const LEN_BYTES: usize = 8;
     const BIG_ENDIAN: bool = true;
@@ -31,6 +41,27 @@ impl Family for Sha1 {
         } else {
             compress_portable(state, blocks);
         }
+    }
+
+    fn single_gbps(features: Features) -> f32 {
+        if features.shani {
+            2.0
+        } else {
+            0.8
+        }
+    }
+
+    fn lane_kernels(features: Features) -> Vec<LaneKernel<u32>> {
+        #[allow(unused_mut)]
+        let mut v = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            v.extend(x86_avx2::kernels(features));
+            v.extend(x86_avx512::kernels(features));
+            v.extend(x86_shani::kernels(features));
+        }
+        let _ = features;
+        v
     }
 }
 

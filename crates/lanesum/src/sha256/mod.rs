@@ -1,7 +1,16 @@
 //! SHA-256 and SHA-224 (FIPS 180-4): family description and the scalar reference.
 
 use crate::isa;
+use crate::isa::Features;
+use crate::lanes::LaneKernel;
 use crate::merkle_damgard::Family;
+
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86_shani;
 
 pub(crate) const IV_256: [u32; 8] = [
     0x6a09_e667,
@@ -99,6 +108,7 @@ pub(crate) struct Sha256;
 impl Family for Sha256 {
     type Word = u32;
     type State = [u32; 8];
+    const WORDS: usize = 8;
     const BLOCK: usize = 64;
     const LEN_BYTES: usize = 8;
     const BIG_ENDIAN: bool = true;
@@ -114,6 +124,27 @@ impl Family for Sha256 {
         } else {
             compress_portable(state, blocks);
         }
+    }
+
+    fn single_gbps(features: Features) -> f32 {
+        if features.shani {
+            1.8
+        } else {
+            0.35
+        }
+    }
+
+    fn lane_kernels(features: Features) -> Vec<LaneKernel<u32>> {
+        #[allow(unused_mut)]
+        let mut v = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            v.extend(x86_avx2::kernels(features));
+            v.extend(x86_avx512::kernels(features));
+            v.extend(x86_shani::kernels(features));
+        }
+        let _ = features;
+        v
     }
 }
 

@@ -2,7 +2,14 @@
 //! description and the scalar reference compression.
 
 use crate::isa;
+use crate::isa::Features;
+use crate::lanes::LaneKernel;
 use crate::merkle_damgard::Family;
+
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512;
 
 pub(crate) const IV_512: [u64; 8] = [
     0x6a09e667f3bcc908,
@@ -135,6 +142,7 @@ pub(crate) struct Sha512;
 impl Family for Sha512 {
     type Word = u64;
     type State = [u64; 8];
+    const WORDS: usize = 8;
     const BLOCK: usize = 128;
     const LEN_BYTES: usize = 16;
     const BIG_ENDIAN: bool = true;
@@ -150,6 +158,26 @@ impl Family for Sha512 {
         } else {
             compress_portable(state, blocks);
         }
+    }
+
+    fn single_gbps(features: Features) -> f32 {
+        if features.avx2 {
+            0.9
+        } else {
+            0.6
+        }
+    }
+
+    fn lane_kernels(features: Features) -> Vec<LaneKernel<u64>> {
+        #[allow(unused_mut)]
+        let mut v = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            v.extend(x86_avx2::kernels(features));
+            v.extend(x86_avx512::kernels(features));
+        }
+        let _ = features;
+        v
     }
 }
 

@@ -1,0 +1,511 @@
+//! `hash_many`: many whole messages through the SIMD lanes.
+//!
+//! The scheduler keeps every lane busy: messages are taken longest first, a lane whose
+//! message ends takes the next one at once, padding is done in-lane from a small per-lane
+//! tail buffer, and once the queue is empty it moves the remaining messages to whichever
+//! kernel is fastest for that many (down to SHA-NI or scalar single-stream).
+
+use crate::isa::{self, Features};
+use crate::lanes::LaneKernel;
+use crate::md5::{self, Md5};
+use crate::merkle_damgard::{self, pad_final, write_digest, Family, MAX_BLOCK};
+use crate::sha1::{self, Sha1};
+use crate::sha256::{self, Sha256};
+use crate::sha512::{self, Sha512};
+use crate::{hash, Algorithm, Digest};
+
+/// Upper bound on lanes of any kernel (AVX-512 MD5 with 8 interleaved sets).
+const MAX_LANES: usize = 128;
+
+/// The digests of `msgs` under `alg`, in order, using the best kernels of this CPU.
+///
+/// ```
+/// use lanesum::{hash, hash_many, Algorithm};
+/// let msgs: Vec<Vec<u8>> = (0..100).map(|i| vec![i as u8; i * 37]).collect();
+/// let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+/// let digests = hash_many(Algorithm::Sha256, &refs);
+/// assert_eq!(digests[42], hash(Algorithm::Sha256, &msgs[42]));
+/// ```
+pub fn hash_many(alg: Algorithm, msgs: &[&[u8]]) -> Vec<Digest> {
+    run(alg, msgs, isa::active(), None).expect("auto kernel choice always exists")
+}
+
+/// Like [`hash_many`], spreading the messages over all rayon threads.
+pub fn hash_many_par(alg: Algorithm, msgs: &[&[u8]]) -> Vec<Digest> {
+    use rayon::prelude::*;
+    let threads = rayon::current_num_threads();
+    let total: usize = msgs.iter().map(|m| m.len()).sum();
+    if threads <= 1 || msgs.len() < 2 || total < 1 << 20 {
+        return hash_many(alg, msgs);
+    }
+    // Longest first, dealt round-robin: each group gets a similar byte count and a
+    // similar spread of lengths, so each fills its lanes alike.
+    let mut order: Vec<usize> = (0..msgs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(msgs[i].len()));
+    let groups: Vec<Vec<usize>> = (0..threads)
+        .map(|g| order.iter().skip(g).step_by(threads).copied().collect())
+        .collect();
+    let results: Vec<Vec<Digest>> = groups
+        .par_iter()
+        .map(|g| {
+            let sub: Vec<&[u8]> = g.iter().map(|&i| msgs[i]).collect();
+            hash_many(alg, &sub)
+        })
+        .collect();
+    let mut out: Vec<Option<Digest>> = vec![None; msgs.len()];
+    for (g, ds) in groups.iter().zip(results) {
+        for (&i, d) in g.iter().zip(ds) {
+            out[i] = Some(d);
+        }
+    }
+    out.into_iter()
+        .map(|d| d.expect("every message hashed"))
+        .collect()
+}
+
+/// A compression path `hash_many_with` can be forced onto: its name and lane count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    pub name: &'static str,
+    pub lanes: usize,
+}
+
+/// The kernels available for `alg` on this CPU under the active `LANESUM_ISA` level.
+pub fn kernels(alg: Algorithm) -> Vec<KernelInfo> {
+    fn infos<W: Copy>(ks: Vec<LaneKernel<W>>) -> Vec<KernelInfo> {
+        ks.iter()
+            .map(|k| KernelInfo {
+                name: k.name,
+                lanes: k.lanes,
+            })
+            .collect()
+    }
+    let f = isa::active();
+    match family(alg) {
+        Some(Fam::Md5) => infos(merkle_damgard::kernels::<Md5>(f)),
+        Some(Fam::Sha1) => infos(merkle_damgard::kernels::<Sha1>(f)),
+        Some(Fam::Sha256) => infos(merkle_damgard::kernels::<Sha256>(f)),
+        Some(Fam::Sha512) => infos(merkle_damgard::kernels::<Sha512>(f)),
+        None => vec![KernelInfo {
+            name: "x1",
+            lanes: 1,
+        }],
+    }
+}
+
+/// [`hash_many`] forced onto one kernel (by [`KernelInfo::name`]) for every message, for
+/// benchmarks and tests. `None` if `alg` has no such kernel here.
+pub fn hash_many_with(alg: Algorithm, kernel: &str, msgs: &[&[u8]]) -> Option<Vec<Digest>> {
+    run(alg, msgs, isa::active(), Some(kernel))
+}
+
+enum Fam {
+    Md5,
+    Sha1,
+    Sha256,
+    Sha512,
+}
+
+fn family(alg: Algorithm) -> Option<Fam> {
+    match alg {
+        Algorithm::Md5 => Some(Fam::Md5),
+        Algorithm::Sha1 => Some(Fam::Sha1),
+        Algorithm::Sha224 | Algorithm::Sha256 => Some(Fam::Sha256),
+        Algorithm::Sha384 | Algorithm::Sha512 | Algorithm::Sha512_224 | Algorithm::Sha512_256 => {
+            Some(Fam::Sha512)
+        }
+        _ => None,
+    }
+}
+
+fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Option<Vec<Digest>> {
+    fn go<F: Family>(
+        iv: F::State,
+        n: usize,
+        msgs: &[&[u8]],
+        f: Features,
+        forced: Option<&str>,
+    ) -> Option<Vec<Digest>> {
+        Batch::<F>::run(iv, n, msgs, &merkle_damgard::kernels::<F>(f), forced)
+    }
+    let n = alg.digest_len();
+    match alg {
+        Algorithm::Md5 => go::<Md5>(md5::IV, n, msgs, f, forced),
+        Algorithm::Sha1 => go::<Sha1>(sha1::IV, n, msgs, f, forced),
+        Algorithm::Sha224 => go::<Sha256>(sha256::IV_224, n, msgs, f, forced),
+        Algorithm::Sha256 => go::<Sha256>(sha256::IV_256, n, msgs, f, forced),
+        Algorithm::Sha384 => go::<Sha512>(sha512::IV_384, n, msgs, f, forced),
+        Algorithm::Sha512 => go::<Sha512>(sha512::IV_512, n, msgs, f, forced),
+        Algorithm::Sha512_224 => go::<Sha512>(sha512::IV_512_224, n, msgs, f, forced),
+        Algorithm::Sha512_256 => go::<Sha512>(sha512::IV_512_256, n, msgs, f, forced),
+        _ => match forced {
+            Some(k) if k != "x1" => None,
+            _ => Some(msgs.iter().map(|m| hash(alg, m)).collect()),
+        },
+    }
+}
+
+/// Where a lane is in its message.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    /// Whole blocks straight from the message; `pos..end` still to do.
+    Body,
+    /// The padded final block(s) in the lane's tail buffer; `pos..end` still to do.
+    Tail,
+}
+
+#[derive(Clone, Copy)]
+struct Lane {
+    msg: usize,
+    phase: Phase,
+    pos: usize,
+    end: usize,
+}
+
+const IDLE: Lane = Lane {
+    msg: 0,
+    phase: Phase::Idle,
+    pos: 0,
+    end: 0,
+};
+
+struct Batch<'m, F: Family> {
+    msgs: &'m [&'m [u8]],
+    iv: F::State,
+    out_len: usize,
+    kernel: LaneKernel<F::Word>,
+    /// Word-major state of every lane (see `lanes`).
+    state: Vec<F::Word>,
+    lanes: Vec<Lane>,
+    tails: Vec<[u8; 2 * MAX_BLOCK]>,
+    out: Vec<Option<Digest>>,
+}
+
+impl<'m, F: Family> Batch<'m, F> {
+    fn run(
+        iv: F::State,
+        out_len: usize,
+        msgs: &'m [&'m [u8]],
+        kernels: &[LaneKernel<F::Word>],
+        forced: Option<&str>,
+    ) -> Option<Vec<Digest>> {
+        let start = match forced {
+            Some(name) => *kernels.iter().find(|k| k.name == name)?,
+            None => best(kernels, msgs.len()),
+        };
+        let mut b = Batch::<F> {
+            msgs,
+            iv,
+            out_len,
+            kernel: start,
+            state: Vec::new(),
+            lanes: Vec::new(),
+            tails: Vec::new(),
+            out: vec![None; msgs.len()],
+        };
+        b.resize(start);
+        // Longest first: the tail of the batch, where lanes run empty, holds short messages.
+        // A forced kernel keeps submission order so tests can place messages in lanes.
+        let mut queue: Vec<usize> = (0..msgs.len()).collect();
+        if forced.is_none() {
+            queue.sort_by_key(|&i| std::cmp::Reverse(msgs[i].len()));
+        }
+        let mut queue = queue.into_iter();
+        loop {
+            for l in 0..b.lanes.len() {
+                if b.lanes[l].phase == Phase::Idle {
+                    match queue.next() {
+                        Some(m) => b.start(l, m),
+                        None => break,
+                    }
+                }
+            }
+            let busy = b.lanes.iter().filter(|l| l.phase != Phase::Idle).count();
+            if busy == 0 {
+                break;
+            }
+            if forced.is_none() && queue.len() == 0 {
+                // Only kernels wide enough for every busy lane: nothing is left to refill.
+                let wide: Vec<_> = kernels
+                    .iter()
+                    .copied()
+                    .filter(|k| k.lanes >= busy)
+                    .collect();
+                let k = best(&wide, busy);
+                if k.rate_with(busy) > 1.05 * b.kernel.rate_with(busy) {
+                    b.resize(k);
+                }
+            }
+            b.step();
+        }
+        Some(
+            b.out
+                .into_iter()
+                .map(|d| d.expect("every message finished"))
+                .collect(),
+        )
+    }
+
+    /// Switch to `kernel`, moving the busy lanes to the first columns of the new layout.
+    fn resize(&mut self, kernel: LaneKernel<F::Word>) {
+        assert!(kernel.lanes <= MAX_LANES);
+        let old_n = self.lanes.len();
+        let busy: Vec<usize> = (0..old_n)
+            .filter(|&l| self.lanes[l].phase != Phase::Idle)
+            .collect();
+        assert!(busy.len() <= kernel.lanes);
+        let n = kernel.lanes;
+        let mut state = vec![F::Word::default(); F::WORDS * n];
+        let mut lanes = vec![IDLE; n];
+        let mut tails = vec![[0u8; 2 * MAX_BLOCK]; n];
+        for (new, &old) in busy.iter().enumerate() {
+            for w in 0..F::WORDS {
+                state[w * n + new] = self.state[w * old_n + old];
+            }
+            lanes[new] = self.lanes[old];
+            tails[new] = self.tails[old];
+        }
+        self.kernel = kernel;
+        self.state = state;
+        self.lanes = lanes;
+        self.tails = tails;
+    }
+
+    /// Put message `m` into lane `l` at the initial state.
+    fn start(&mut self, l: usize, m: usize) {
+        let n = self.lanes.len();
+        for (w, &v) in self.iv.as_ref().iter().enumerate() {
+            self.state[w * n + l] = v;
+        }
+        let body = self.msgs[m].len() - self.msgs[m].len() % F::BLOCK;
+        self.lanes[l] = Lane {
+            msg: m,
+            phase: Phase::Body,
+            pos: 0,
+            end: body,
+        };
+        if body == 0 {
+            self.enter_tail(l);
+        }
+    }
+
+    fn enter_tail(&mut self, l: usize) {
+        let lane = &mut self.lanes[l];
+        let msg = self.msgs[lane.msg];
+        let body = msg.len() - msg.len() % F::BLOCK;
+        let used = pad_final::<F>(&msg[body..], msg.len() as u64, &mut self.tails[l]);
+        *lane = Lane {
+            msg: lane.msg,
+            phase: Phase::Tail,
+            pos: 0,
+            end: used,
+        };
+    }
+
+    /// One kernel call: as many blocks as the lane nearest its segment's end has left.
+    fn step(&mut self) {
+        let n = self.lanes.len();
+        let nblocks = self
+            .lanes
+            .iter()
+            .filter(|l| l.phase != Phase::Idle)
+            .map(|l| (l.end - l.pos) / F::BLOCK)
+            .min()
+            .expect("step needs a busy lane");
+        let mut ptrs: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
+        let mut any: &[u8] = &[];
+        for (l, lane) in self.lanes.iter().enumerate() {
+            ptrs[l] = match lane.phase {
+                Phase::Idle => continue,
+                Phase::Body => &self.msgs[lane.msg][lane.pos..lane.end],
+                Phase::Tail => &self.tails[l][lane.pos..lane.end],
+            };
+            any = ptrs[l];
+        }
+        // Idle lanes read a busy lane's bytes; their state is garbage and never read.
+        for (l, lane) in self.lanes.iter().enumerate() {
+            if lane.phase == Phase::Idle {
+                ptrs[l] = any;
+            }
+        }
+        self.kernel
+            .compress(&mut self.state, F::WORDS, F::BLOCK, &ptrs[..n], nblocks);
+        for l in 0..n {
+            let lane = &mut self.lanes[l];
+            if lane.phase == Phase::Idle {
+                continue;
+            }
+            lane.pos += nblocks * F::BLOCK;
+            if lane.pos < lane.end {
+                continue;
+            }
+            match lane.phase {
+                Phase::Body => self.enter_tail(l),
+                _ => self.finish(l),
+            }
+        }
+    }
+
+    fn finish(&mut self, l: usize) {
+        let n = self.lanes.len();
+        let mut s = F::State::default();
+        for (w, v) in s.as_mut().iter_mut().enumerate() {
+            *v = self.state[w * n + l];
+        }
+        let m = self.lanes[l].msg;
+        self.out[m] = Some(Digest::with_len(self.out_len, |o| write_digest::<F>(&s, o)));
+        self.lanes[l] = IDLE;
+    }
+}
+
+/// The kernel with the best throughput for `busy` messages; fewer lanes on a tie.
+fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKernel<W> {
+    let busy = busy.max(1);
+    *kernels
+        .iter()
+        .max_by(|a, b| {
+            a.rate_with(busy)
+                .partial_cmp(&b.rate_with(busy))
+                .unwrap()
+                .then(b.lanes.cmp(&a.lanes))
+        })
+        .expect("the single-stream kernel is always there")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    const MD_ALGS: [Algorithm; 8] = [
+        Algorithm::Md5,
+        Algorithm::Sha1,
+        Algorithm::Sha224,
+        Algorithm::Sha256,
+        Algorithm::Sha384,
+        Algorithm::Sha512,
+        Algorithm::Sha512_224,
+        Algorithm::Sha512_256,
+    ];
+
+    fn check(alg: Algorithm, kernel: Option<&str>, msgs: &[Vec<u8>]) {
+        let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+        let got = match kernel {
+            Some(k) => hash_many_with(alg, k, &refs).unwrap(),
+            None => hash_many(alg, &refs),
+        };
+        for (i, m) in msgs.iter().enumerate() {
+            let mut s = crate::Hasher::new(alg);
+            s.update(m);
+            assert_eq!(
+                got[i],
+                s.finalize(),
+                "{alg} kernel {kernel:?} msg {i} len {}",
+                m.len()
+            );
+        }
+    }
+
+    /// Every length 0..=300 in every lane position of every kernel: one batch per `r` of
+    /// exactly `lanes` messages (forced kernels keep submission order, so message `p` runs
+    /// in lane `p`), lane `p` getting length `(r + 37 p) mod 301`: each lane sees every
+    /// length while its neighbours end at other times.
+    #[test]
+    fn every_length_in_every_lane_position() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let pool: Vec<u8> = (0..400).map(|_| rng.random()).collect();
+        for alg in MD_ALGS {
+            for k in kernels(alg) {
+                for r in 0..=300usize {
+                    let msgs: Vec<Vec<u8>> = (0..k.lanes)
+                        .map(|p| {
+                            let len = (r + 37 * p) % 301;
+                            let off = (r + p) % 97;
+                            pool[off..off + len].to_vec()
+                        })
+                        .collect();
+                    check(alg, Some(k.name), &msgs);
+                }
+            }
+        }
+    }
+
+    /// The scheduler with wide portable kernels: lane refill, in-lane padding and the
+    /// switch to narrower kernels as the queue drains, on any CPU.
+    #[test]
+    fn scheduler_with_portable_lanes() {
+        use crate::lanes::testing::portable_lanes;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let ks = vec![
+            crate::lanes::single_stream::<Md5>(Features::PORTABLE),
+            portable_lanes::<Md5>("p4", 4, 2.0),
+            portable_lanes::<Md5>("p16", 16, 7.0),
+            portable_lanes::<Md5>("p64", 64, 19.0),
+        ];
+        for count in [0usize, 1, 2, 3, 5, 15, 16, 17, 33, 63, 64, 65, 200] {
+            let msgs: Vec<Vec<u8>> = (0..count)
+                .map(|_| {
+                    (0..rng.random_range(0..2000))
+                        .map(|_| rng.random())
+                        .collect()
+                })
+                .collect();
+            let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+            for forced in [None, Some("p4"), Some("p64")] {
+                let got = Batch::<Md5>::run(md5::IV, 16, &refs, &ks, forced).unwrap();
+                for (m, d) in msgs.iter().zip(&got) {
+                    assert_eq!(
+                        *d,
+                        hash(Algorithm::Md5, m),
+                        "count {count} forced {forced:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_message_count_auto() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        for alg in [
+            Algorithm::Md5,
+            Algorithm::Sha256,
+            Algorithm::Sha512,
+            Algorithm::Sha1,
+        ] {
+            for count in 0..=130 {
+                let msgs: Vec<Vec<u8>> = (0..count)
+                    .map(|_| {
+                        (0..rng.random_range(0..3000))
+                            .map(|_| rng.random())
+                            .collect()
+                    })
+                    .collect();
+                check(alg, None, &msgs);
+            }
+        }
+    }
+
+    #[test]
+    fn large_random_messages_par() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let msgs: Vec<Vec<u8>> = (0..40)
+            .map(|_| {
+                (0..rng.random_range(0..(3 << 20)))
+                    .map(|_| rng.random())
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+        for alg in MD_ALGS
+            .into_iter()
+            .chain([Algorithm::Blake2b(64), Algorithm::Blake3(32)])
+        {
+            let got = hash_many_par(alg, &refs);
+            for (m, d) in msgs.iter().zip(&got) {
+                assert_eq!(*d, hash(alg, m), "{alg}");
+            }
+        }
+    }
+}
