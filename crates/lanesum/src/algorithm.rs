@@ -127,7 +127,7 @@ impl Algorithm {
     ///
     /// Lengths must be whole bytes, as `b2sum -l` requires.
     pub fn with_bits(self, bits: usize) -> Option<Algorithm> {
-        if bits == 0 || bits % 8 != 0 {
+        if bits == 0 || !bits.is_multiple_of(8) {
             return None;
         }
         let n = bits / 8;

@@ -83,7 +83,7 @@ impl Digest {
     /// the length is even.
     pub fn from_hex(hex: &str) -> Option<Digest> {
         let h = hex.as_bytes();
-        if h.len() % 2 != 0 {
+        if !h.len().is_multiple_of(2) {
             return None;
         }
         let nib = |c: u8| match c {
