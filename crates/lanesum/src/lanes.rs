@@ -127,7 +127,7 @@ pub(crate) mod testing {
     /// Random state words and blocks, each lane with its own (unaligned) buffer.
     pub(crate) fn check_kernel<F: Family>(kernel: &LaneKernel<F::Word>) {
         let words = F::WORDS;
-        let mut rng = rand::rngs::StdRng::seed_from_u64(0x1a2e_5u64 ^ kernel.lanes as u64);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0x1a2e5_u64 ^ kernel.lanes as u64);
         for nblocks in [1usize, 2, 3, 5, 17] {
             let lanes = kernel.lanes;
             let mut state: Vec<F::Word> = (0..words * lanes)
