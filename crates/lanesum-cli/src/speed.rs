@@ -1,0 +1,299 @@
+//! `lanesum speed`: throughput of every compression path, like `openssl speed`.
+//!
+//! Everything runs on the calling thread, so the figures are GB/s per core; each path is
+//! timed in the same process on the same buffers, so ratios between paths are meaningful
+//! even on a shared, noisy machine.
+
+use std::ffi::OsString;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use clap::{Arg, ArgAction, Command};
+use lanesum::{hash_many, hash_many_with, kernels, Algorithm};
+
+const DEFAULT_SIZES: [usize; 4] = [64, 1024, 16 * 1024, 1024 * 1024];
+/// Messages per batch: enough to fill the widest kernels' lanes.
+const BATCH: usize = 64;
+
+fn command() -> Command {
+    Command::new("lanesum speed")
+        .about("Measure hashing throughput (GB/s per core) of every path on this CPU")
+        .arg(
+            Arg::new("algorithm")
+                .short('a')
+                .long("algorithm")
+                .value_name("ALGO[,ALGO...]")
+                .help("algorithms to measure [default: md5,sha1,sha256,sha512,blake2b,blake2s,blake3]"),
+        )
+        .arg(
+            Arg::new("sizes")
+                .long("sizes")
+                .value_name("BYTES[,BYTES...]")
+                .help("message sizes (suffixes K, M allowed) [default: 64,1K,16K,1M]"),
+        )
+        .arg(
+            Arg::new("batch")
+                .long("batch")
+                .value_name("N")
+                .value_parser(clap::value_parser!(usize))
+                .help("messages hashed together per measurement [default: 64]"),
+        )
+        .arg(
+            Arg::new("counts")
+                .long("counts")
+                .action(ArgAction::SetTrue)
+                .help("instead: auto path throughput for 1..=64 messages at each size (cliff check)"),
+        )
+        .arg(
+            Arg::new("time")
+                .long("time")
+                .value_name("SECONDS")
+                .value_parser(clap::value_parser!(f64))
+                .help("minimum time per measurement [default: 0.2]"),
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .action(ArgAction::SetTrue)
+                .help("one JSON object per measurement"),
+        )
+}
+
+fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (num, mul) = match s.char_indices().last()? {
+        (i, 'k' | 'K') => (&s[..i], 1024),
+        (i, 'm' | 'M') => (&s[..i], 1024 * 1024),
+        _ => (s, 1),
+    };
+    num.parse::<usize>().ok()?.checked_mul(mul)
+}
+
+fn size_label(n: usize) -> String {
+    if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{}MiB", n >> 20)
+    } else if n >= 1024 && n % 1024 == 0 {
+        format!("{}KiB", n >> 10)
+    } else {
+        format!("{n}B")
+    }
+}
+
+/// Seconds per call of `f`, the best of several timed rounds of at least `min` each.
+fn time_best(min: Duration, mut f: impl FnMut()) -> f64 {
+    f(); // warm caches and lazy detection
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let start = Instant::now();
+        let mut calls = 0u32;
+        while start.elapsed() < min / 3 || calls == 0 {
+            f();
+            calls += 1;
+        }
+        best = best.min(start.elapsed().as_secs_f64() / calls as f64);
+    }
+    best
+}
+
+struct Row {
+    alg: Algorithm,
+    path: String,
+    lanes: usize,
+    size: usize,
+    count: usize,
+    gbps: f64,
+}
+
+/// Entry point; `args` are the words after `speed`. Returns the exit status.
+pub fn run(args: Vec<OsString>) -> i32 {
+    let m = match command().no_binary_name(true).try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 1 } else { 0 };
+        }
+    };
+    let algs: Vec<Algorithm> = match m.get_one::<String>("algorithm") {
+        None => [
+            "md5", "sha1", "sha256", "sha512", "blake2b", "blake2s", "blake3",
+        ]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect(),
+        Some(list) => match list.split(',').map(str::parse).collect() {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("lanesum speed: {e}");
+                return 1;
+            }
+        },
+    };
+    let sizes: Vec<usize> = match m.get_one::<String>("sizes") {
+        None => DEFAULT_SIZES.to_vec(),
+        Some(list) => match list.split(',').map(parse_size).collect::<Option<Vec<_>>>() {
+            Some(v) if !v.is_empty() && v.iter().all(|&s| s <= 1 << 30) => v,
+            _ => {
+                eprintln!("lanesum speed: invalid --sizes '{list}'");
+                return 1;
+            }
+        },
+    };
+    let batch = m
+        .get_one::<usize>("batch")
+        .copied()
+        .unwrap_or(BATCH)
+        .clamp(1, 4096);
+    let min = Duration::from_secs_f64(
+        m.get_one::<f64>("time")
+            .copied()
+            .unwrap_or(0.2)
+            .clamp(0.01, 60.0),
+    );
+    let json = m.get_flag("json");
+    let counts = m.get_flag("counts");
+
+    let features = match lanesum::isa::try_active() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("lanesum speed: {e}");
+            return 2;
+        }
+    };
+    if !json {
+        println!(
+            "lanesum speed: instruction sets {features}; GB/s per core (1 thread), {} per batch",
+            if counts {
+                "1..=64 messages".to_string()
+            } else {
+                format!("{batch} messages")
+            }
+        );
+    }
+
+    let max_size = *sizes.iter().max().unwrap();
+    let max_count = if counts { 64 } else { batch };
+    // One shared pool; message i starts at a different offset so lanes never alias.
+    let pool: Vec<u8> = (0..max_size * max_count + 4096)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
+        .collect();
+    let messages = |size: usize, count: usize| -> Vec<&[u8]> {
+        (0..count)
+            .map(|i| &pool[i * size + (i * 67) % 4096..][..size])
+            .collect()
+    };
+
+    let mut rows = Vec::new();
+    for &alg in &algs {
+        if counts {
+            for &size in &sizes {
+                for count in 1..=64 {
+                    let msgs = messages(size, count);
+                    let t = time_best(min, || {
+                        black_box(hash_many(alg, black_box(&msgs)));
+                    });
+                    rows.push(Row {
+                        alg,
+                        path: "auto".into(),
+                        lanes: 0,
+                        size,
+                        count,
+                        gbps: (size * count) as f64 / t / 1e9,
+                    });
+                    emit(rows.last().unwrap(), json);
+                }
+            }
+            continue;
+        }
+        let mut paths: Vec<(String, usize)> = kernels(alg)
+            .into_iter()
+            .map(|k| (k.name.to_string(), k.lanes))
+            .collect();
+        paths.push(("auto".into(), 0));
+        for (path, lanes) in paths {
+            for &size in &sizes {
+                let msgs = messages(size, batch);
+                let t = time_best(min, || {
+                    let d = if path == "auto" {
+                        hash_many(alg, black_box(&msgs))
+                    } else {
+                        hash_many_with(alg, &path, black_box(&msgs)).expect("listed kernel")
+                    };
+                    black_box(d);
+                });
+                rows.push(Row {
+                    alg,
+                    path: path.clone(),
+                    lanes,
+                    size,
+                    count: batch,
+                    gbps: (size * batch) as f64 / t / 1e9,
+                });
+                if json {
+                    emit(rows.last().unwrap(), true);
+                }
+            }
+        }
+    }
+    if !json && !counts {
+        print_table(&rows, &sizes);
+    }
+    0
+}
+
+fn emit(r: &Row, json: bool) {
+    if json {
+        println!(
+            "{{\"algorithm\":\"{}\",\"path\":\"{}\",\"lanes\":{},\"size\":{},\"messages\":{},\"gbps\":{:.3}}}",
+            r.alg, r.path, r.lanes, r.size, r.count, r.gbps
+        );
+    } else {
+        println!(
+            "{:<12} {:>8} x{:<3} {:>8.2} GB/s",
+            r.alg.to_string(),
+            size_label(r.size),
+            r.count,
+            r.gbps
+        );
+    }
+}
+
+/// One line per (algorithm, path), one column per size, then the auto path's ratio to the
+/// single-stream path measured in this same run.
+fn print_table(rows: &[Row], sizes: &[usize]) {
+    print!("{:<12} {:<12} {:>5}", "algorithm", "path", "lanes");
+    for &s in sizes {
+        print!(" {:>9}", size_label(s));
+    }
+    println!();
+    let mut i = 0;
+    while i < rows.len() {
+        let r = &rows[i];
+        let line = &rows[i..i + sizes.len()];
+        let lanes = if r.lanes == 0 {
+            "-".to_string()
+        } else {
+            r.lanes.to_string()
+        };
+        print!("{:<12} {:<12} {:>5}", r.alg.to_string(), r.path, lanes);
+        for x in line {
+            print!(" {:>9.2}", x.gbps);
+        }
+        println!();
+        if r.path == "auto" {
+            let single = rows[..i]
+                .iter()
+                .rev()
+                .take_while(|x| x.alg == r.alg)
+                .filter(|x| x.path == "x1")
+                .collect::<Vec<_>>();
+            if single.len() == sizes.len() {
+                print!("{:<12} {:<12} {:>5}", "", "auto/x1", "");
+                for (a, s) in line.iter().zip(single.iter().rev()) {
+                    print!(" {:>8.1}x", a.gbps / s.gbps);
+                }
+                println!();
+            }
+        }
+        i += sizes.len();
+    }
+}
