@@ -148,12 +148,11 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
 
         macro_rules! step {
             ($f:expr, $a:ident, $b:ident, $c:ident, $d:ident, $i:expr, $s:expr) => {
-                $a = $b.wrapping_add(
-                    $a.wrapping_add(m[word_index($i)])
-                        .wrapping_add(K[$i])
-                        .wrapping_add($f($b, $c, $d))
-                        .rotate_left($s),
-                );
+                // `a + M[g] + K[i]` does not depend on the previous step: sum it first and
+                // hide it from LLVM's reassociation, which would otherwise add the constant
+                // after the round function and lengthen the serial chain by one add.
+                let early = opaque($a.wrapping_add(m[word_index($i)]).wrapping_add(K[$i]));
+                $a = $b.wrapping_add(early.wrapping_add($f($b, $c, $d)).rotate_left($s));
             };
         }
         let f = |b: u32, c: u32, d: u32| d ^ (b & (c ^ d));
@@ -194,6 +193,18 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
         d = d.wrapping_add(dd);
     }
     *state = [a, b, c, d];
+}
+
+/// Returns `x` unchanged, but the optimiser can no longer see how it was computed.
+#[inline(always)]
+fn opaque(mut x: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: an empty asm block that only names `x` in a register: no memory, stack or
+    // flags effects.
+    unsafe {
+        core::arch::asm!("/* {0:e} */", inout(reg) x, options(pure, nomem, nostack, preserves_flags));
+    }
+    x
 }
 
 #[cfg(test)]
