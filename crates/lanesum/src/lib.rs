@@ -20,6 +20,8 @@ mod hasher;
 pub mod isa;
 mod merkle_damgard;
 
+mod blake2;
+mod blake3;
 mod md5;
 mod sha1;
 mod sha256;
