@@ -1,0 +1,275 @@
+//! Differential tests: lanesum against independent reference crates (RustCrypto md-5, sha1,
+//! sha2, blake2; the blake3 crate) on every short length, on multi-MiB random lengths
+//! streamed in random pieces, and on a proptest property.
+//!
+//! Runs under whatever `LANESUM_ISA` level CI forces; nothing here assumes one. Random
+//! inputs come from one seed, printed (and in every failure message): rerun a failure with
+//! `LANESUM_TEST_SEED=<seed>`.
+
+use std::io::Write as _;
+
+use blake2::digest::consts::{U1, U16, U20, U28, U48};
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{Rng, RngCore, SeedableRng};
+use sha2::Digest as _;
+
+use lanesum::{hash, Algorithm, Hasher};
+
+/// Every default algorithm plus non-default output lengths (including a BLAKE3 output
+/// longer than the 64 bytes a `Digest` keeps inline).
+fn algorithms() -> Vec<Algorithm> {
+    let mut v = Algorithm::ALL.to_vec();
+    v.extend([
+        Algorithm::Blake2b(1),
+        Algorithm::Blake2b(20),
+        Algorithm::Blake2b(32),
+        Algorithm::Blake2b(48),
+        Algorithm::Blake2s(1),
+        Algorithm::Blake2s(16),
+        Algorithm::Blake2s(28),
+        Algorithm::Blake3(1),
+        Algorithm::Blake3(64),
+        Algorithm::Blake3(200),
+    ]);
+    v
+}
+
+/// The digest from a crate lanesum does not use for that algorithm where one exists
+/// (RustCrypto `blake2` rather than `blake2b_simd`/`blake2s_simd`).
+fn reference(alg: Algorithm, data: &[u8]) -> Vec<u8> {
+    match alg {
+        Algorithm::Md5 => md5::Md5::digest(data).to_vec(),
+        Algorithm::Sha1 => sha1::Sha1::digest(data).to_vec(),
+        Algorithm::Sha224 => sha2::Sha224::digest(data).to_vec(),
+        Algorithm::Sha256 => sha2::Sha256::digest(data).to_vec(),
+        Algorithm::Sha384 => sha2::Sha384::digest(data).to_vec(),
+        Algorithm::Sha512 => sha2::Sha512::digest(data).to_vec(),
+        Algorithm::Sha512_224 => sha2::Sha512_224::digest(data).to_vec(),
+        Algorithm::Sha512_256 => sha2::Sha512_256::digest(data).to_vec(),
+        Algorithm::Blake2b(64) => blake2::Blake2b512::digest(data).to_vec(),
+        Algorithm::Blake2b(48) => blake2::Blake2b::<U48>::digest(data).to_vec(),
+        Algorithm::Blake2b(32) => blake2::Blake2b256::digest(data).to_vec(),
+        Algorithm::Blake2b(20) => blake2::Blake2b::<U20>::digest(data).to_vec(),
+        Algorithm::Blake2b(1) => blake2::Blake2b::<U1>::digest(data).to_vec(),
+        Algorithm::Blake2b(n) => blake2b_simd::Params::new()
+            .hash_length(n as usize)
+            .hash(data)
+            .as_bytes()
+            .to_vec(),
+        Algorithm::Blake2s(32) => blake2::Blake2s256::digest(data).to_vec(),
+        Algorithm::Blake2s(28) => blake2::Blake2s::<U28>::digest(data).to_vec(),
+        Algorithm::Blake2s(16) => blake2::Blake2s::<U16>::digest(data).to_vec(),
+        Algorithm::Blake2s(1) => blake2::Blake2s::<U1>::digest(data).to_vec(),
+        Algorithm::Blake2s(n) => blake2s_simd::Params::new()
+            .hash_length(n as usize)
+            .hash(data)
+            .as_bytes()
+            .to_vec(),
+        Algorithm::Blake3(n) => {
+            let mut out = vec![0; n];
+            blake3::Hasher::new()
+                .update(data)
+                .finalize_xof()
+                .fill(&mut out);
+            out
+        }
+    }
+}
+
+/// The seed for this run: `LANESUM_TEST_SEED` or fresh, printed either way.
+fn seed(test: &str) -> u64 {
+    let seed = match std::env::var("LANESUM_TEST_SEED") {
+        Ok(s) => s.trim().parse().expect("LANESUM_TEST_SEED must be a u64"),
+        Err(_) => rand::random(),
+    };
+    println!("{test}: LANESUM_TEST_SEED={seed}");
+    seed
+}
+
+fn random_bytes(rng: &mut StdRng, len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    rng.fill_bytes(&mut v);
+    v
+}
+
+/// A random piece size: often empty or tiny, sometimes around block sizes, sometimes large
+/// (BLAKE3 hands updates of 256 KiB and more to rayon, a separate path).
+fn piece_len(rng: &mut StdRng, max_large: usize) -> usize {
+    match rng.random_range(0..10) {
+        0 => 0,
+        1..=4 => rng.random_range(1..=130),
+        5..=7 => rng.random_range(1..=8192),
+        _ => rng.random_range(1..=max_large.max(1)),
+    }
+}
+
+/// `data` through a `Hasher` in random pieces, via `update` or `io::Write`; at a random
+/// point a clone is taken and must finish to the same digest.
+fn streamed(alg: Algorithm, data: &[u8], rng: &mut StdRng, max_large: usize) -> Vec<u8> {
+    let mut h = Hasher::new(alg);
+    let mut rest = data;
+    let clone_after = rng.random_range(0..=data.len());
+    // (hasher clone, bytes it had absorbed)
+    let mut clone: Option<(Hasher, usize)> = None;
+    loop {
+        let done = data.len() - rest.len();
+        if clone.is_none() && done >= clone_after {
+            clone = Some((h.clone(), done));
+        }
+        if rest.is_empty() {
+            break;
+        }
+        let n = piece_len(rng, max_large).min(rest.len());
+        let (piece, tail) = rest.split_at(n);
+        if rng.random_bool(0.5) {
+            h.update(piece);
+        } else {
+            h.write_all(piece).unwrap();
+        }
+        rest = tail;
+    }
+    let digest = h.finalize().as_bytes().to_vec();
+    let (mut clone, clone_at) = clone.expect("clone taken");
+    clone.update(&data[clone_at..]);
+    assert_eq!(
+        clone.finalize().as_bytes(),
+        &digest[..],
+        "{alg}: clone at {clone_at} of {} diverged",
+        data.len()
+    );
+    digest
+}
+
+/// Every message length 0..=1024, one-shot and streamed, for every algorithm.
+#[test]
+fn every_length_up_to_1024() {
+    let seed = seed("every_length_up_to_1024");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let data = random_bytes(&mut rng, 1024);
+    let mut count = 0;
+    for alg in algorithms() {
+        for len in 0..=1024 {
+            let msg = &data[..len];
+            let want = reference(alg, msg);
+            assert_eq!(want.len(), alg.digest_len());
+            assert_eq!(
+                hash(alg, msg).as_bytes(),
+                &want[..],
+                "{alg} one-shot, len {len}, seed {seed}"
+            );
+            assert_eq!(
+                streamed(alg, msg, &mut rng, 300),
+                want,
+                "{alg} streamed, len {len}, seed {seed}"
+            );
+            count += 1;
+        }
+    }
+    println!("{count} (algorithm, length) pairs");
+}
+
+/// Random lengths up to 6 MiB fed in random pieces; `picks` lengths per algorithm.
+fn large_random_lengths(algs: &[Algorithm], picks: usize, name: &str) {
+    const MAX: usize = 6 << 20;
+    let seed = seed(name);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let data = random_bytes(&mut rng, MAX);
+    for &alg in algs {
+        for _ in 0..picks {
+            let len = rng.random_range(0..=MAX);
+            let msg = &data[..len];
+            let want = reference(alg, msg);
+            assert_eq!(
+                hash(alg, msg).as_bytes(),
+                &want[..],
+                "{alg} one-shot, len {len}, seed {seed}"
+            );
+            assert_eq!(
+                streamed(alg, msg, &mut rng, 1 << 20),
+                want,
+                "{alg} streamed, len {len}, seed {seed}"
+            );
+        }
+    }
+}
+
+// Split so the test harness can run them on separate threads.
+
+#[test]
+fn large_md5_sha1() {
+    large_random_lengths(&[Algorithm::Md5, Algorithm::Sha1], 20, "large_md5_sha1");
+}
+
+#[test]
+fn large_sha256_family() {
+    large_random_lengths(
+        &[Algorithm::Sha224, Algorithm::Sha256],
+        20,
+        "large_sha256_family",
+    );
+}
+
+#[test]
+fn large_sha512_family() {
+    large_random_lengths(
+        &[
+            Algorithm::Sha384,
+            Algorithm::Sha512,
+            Algorithm::Sha512_224,
+            Algorithm::Sha512_256,
+        ],
+        20,
+        "large_sha512_family",
+    );
+}
+
+#[test]
+fn large_blake() {
+    large_random_lengths(
+        &[
+            Algorithm::Blake2b(64),
+            Algorithm::Blake2s(32),
+            Algorithm::Blake3(32),
+        ],
+        20,
+        "large_blake",
+    );
+    // The output length only changes parameters and finalisation: a few lengths suffice.
+    large_random_lengths(
+        &[
+            Algorithm::Blake2b(20),
+            Algorithm::Blake2s(16),
+            Algorithm::Blake3(200),
+        ],
+        3,
+        "large_blake_other_lengths",
+    );
+}
+
+proptest! {
+    // No regression file: integration tests have no lib.rs for proptest to sit beside;
+    // a failure prints the minimal case, which is the reproducer.
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any message cut at any points, through any algorithm, matches the reference.
+    #[test]
+    fn prop_pieces_match_reference(
+        alg_index in 0..algorithms().len(),
+        data in proptest::collection::vec(any::<u8>(), 0..3000),
+        mut cuts in proptest::collection::vec(0usize..3000, 0..8),
+    ) {
+        let alg = algorithms()[alg_index];
+        cuts.iter_mut().for_each(|c| *c = (*c).min(data.len()));
+        cuts.sort_unstable();
+        let mut h = Hasher::new(alg);
+        let mut start = 0;
+        for &cut in cuts.iter().chain([&data.len()]) {
+            h.update(&data[start..cut]);
+            start = cut;
+        }
+        let want = reference(alg, &data);
+        prop_assert_eq!(h.finalize().as_bytes().to_vec(), want.clone());
+        prop_assert_eq!(hash(alg, &data).as_bytes().to_vec(), want);
+    }
+}
