@@ -96,6 +96,17 @@ impl Algorithm {
         }
     }
 
+    /// Whether a variable output length is within its family's range (1..=64 bytes for
+    /// BLAKE2b, 1..=32 for BLAKE2s, >= 1 for BLAKE3); fixed-length algorithms always are.
+    pub fn is_valid(self) -> bool {
+        match self {
+            Algorithm::Blake2b(n) => (1..=64).contains(&n),
+            Algorithm::Blake2s(n) => (1..=32).contains(&n),
+            Algorithm::Blake3(n) => n >= 1,
+            _ => true,
+        }
+    }
+
     /// Compression block size in bytes.
     pub fn block_len(self) -> usize {
         match self {
