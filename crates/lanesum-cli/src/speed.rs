@@ -70,9 +70,9 @@ fn parse_size(s: &str) -> Option<usize> {
 }
 
 fn size_label(n: usize) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{}MiB", n >> 20)
-    } else if n >= 1024 && n % 1024 == 0 {
+    } else if n >= 1024 && n.is_multiple_of(1024) {
         format!("{}KiB", n >> 10)
     } else {
         format!("{n}B")
