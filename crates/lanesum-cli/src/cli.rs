@@ -167,9 +167,19 @@ pub struct Options {
     pub files: Vec<OsString>,
 }
 
+/// The name diagnostics start with. Coreutils uses argv[0] verbatim (`/usr/bin/md5sum:
+/// ...` when run by path), so the coreutils personalities do too; lanesum and b3sum use
+/// their fixed names, as the real b3sum does.
+pub fn program_name(p: Personality, arg0: &OsStr) -> String {
+    match p {
+        Personality::Lanesum | Personality::B3sum => p.name().to_string(),
+        _ => String::from_utf8_lossy(arg0.as_bytes()).into_owned(),
+    }
+}
+
 /// Entry point after `speed` dispatch and ISA checks; returns the exit status.
-pub fn run(p: Personality, args: Vec<OsString>) -> i32 {
-    let mut rep = Reporter::new(p.name());
+pub fn run(p: Personality, prog: &str, args: Vec<OsString>) -> i32 {
+    let mut rep = Reporter::new(prog);
     if p == Personality::B3sum {
         return b3sum::run(args, &mut rep);
     }
@@ -315,7 +325,8 @@ fn getopt_scan(p: Personality, specs: &[OptSpec], args: &[OsString], rep: &mut R
 fn act_on_flag(p: Personality, long: &str, specs: &[OptSpec], rep: &mut Reporter) {
     match long {
         "help" => {
-            rep.write(help_text(p, specs).as_bytes());
+            let text = help_text(p, &rep.prog, specs);
+            rep.write(text.as_bytes());
             rep.flush();
             std::process::exit(0);
         }
@@ -444,6 +455,10 @@ fn build_command(p: Personality, specs: &[OptSpec]) -> Command {
 fn events(m: &ArgMatches, specs: &[OptSpec]) -> Vec<(usize, &'static str)> {
     let mut ev = Vec::new();
     for s in specs {
+        // Count flags have a default of 0 that clap also indexes; only real uses count.
+        if m.value_source(s.long) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
         if let Some(idx) = m.indices_of(s.long) {
             ev.extend(idx.map(|i| (i, s.long)));
         }
@@ -453,7 +468,9 @@ fn events(m: &ArgMatches, specs: &[OptSpec]) -> Vec<(usize, &'static str)> {
 }
 
 fn last_value(m: &ArgMatches, id: &str) -> Option<Vec<u8>> {
-    m.get_many::<OsString>(id)
+    m.try_get_many::<OsString>(id)
+        .ok()
+        .flatten()
         .and_then(|v| v.last())
         .map(|v| v.as_bytes().to_vec())
 }
@@ -600,8 +617,8 @@ fn apply_length(
     out
 }
 
-fn help_text(p: Personality, specs: &[OptSpec]) -> String {
-    let mut s = format!("Usage: {} [OPTION]... [FILE]...\n", p.name());
+fn help_text(p: Personality, prog: &str, specs: &[OptSpec]) -> String {
+    let mut s = format!("Usage: {prog} [OPTION]... [FILE]...\n");
     match p.fixed_algorithm() {
         Some(a) => s.push_str(&format!(
             "Print or check {} checksums (lanesum acting as {}).\n",

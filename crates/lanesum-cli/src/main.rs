@@ -27,5 +27,6 @@ fn main() {
     if personality == Personality::Lanesum && rest.first().is_some_and(|a| a == "speed") {
         std::process::exit(speed::run(rest[1..].to_vec()));
     }
-    std::process::exit(cli::run(personality, rest));
+    let prog = cli::program_name(personality, &arg0);
+    std::process::exit(cli::run(personality, &prog, rest));
 }
