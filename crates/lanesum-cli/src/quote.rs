@@ -159,47 +159,48 @@ pub fn quotef(name: &[u8], utf8: bool) -> String {
     if has_squote && dq_ok {
         return format!("\"{}\"", String::from_utf8_lossy(name));
     }
-    // Single-quote style: `'` becomes `'\''`; unprintable bytes leave the quotes for a
-    // `$'…'` segment, consecutive ones sharing it.
+    // Single-quote style. gnulib meets the first `'` while writing, re-scans the name to
+    // see whether double quotes would do, and when they don't, writes it again from the
+    // start -- but keeps the "inside $'...'" state the scan ended in. That leftover state
+    // shows in 9.1's output for names mixing `'` and control characters, e.g.
+    // `[v'l<FF>` is written `'''[v'\''l'$'\377'`, so we reproduce it.
+    if has_squote {
+        let (_, leftover) = single_quoted(&units, false);
+        single_quoted(&units, leftover).0
+    } else {
+        single_quoted(&units, false).0
+    }
+}
+
+/// One pass of gnulib's shell-escape writer: `'` becomes `'\''`, unprintable bytes go in
+/// `$'...'` segments (consecutive ones share one). `in_dollar` is the state to start in;
+/// the state at the end is returned with the text.
+fn single_quoted(units: &[Unit<'_>], mut in_dollar: bool) -> (String, bool) {
     let mut s = String::from("'");
-    let mut in_quotes = true;
-    let mut in_dollar = false;
     for u in units {
-        match u {
-            Unit::Text(t) => {
-                if in_dollar {
-                    s.push('\'');
-                    in_dollar = false;
-                }
-                if !in_quotes {
-                    s.push('\'');
-                    in_quotes = true;
-                }
-                if t == b"'" {
-                    s.push_str("'\\''");
-                } else {
-                    s.push_str(&String::from_utf8_lossy(t));
-                }
-            }
+        match *u {
             Unit::Escape(b) => {
-                if in_quotes {
-                    s.push('\'');
-                    in_quotes = false;
-                }
                 if !in_dollar {
-                    s.push_str("$'");
+                    s.push_str("'$'");
                     in_dollar = true;
                 }
                 s.push_str(&escape_seq(b));
             }
+            Unit::Text(b"'") => {
+                s.push_str("'\\''");
+                in_dollar = false;
+            }
+            Unit::Text(t) => {
+                if in_dollar {
+                    s.push_str("''");
+                    in_dollar = false;
+                }
+                s.push_str(&String::from_utf8_lossy(t));
+            }
         }
     }
-    if in_dollar {
-        s.push('\'');
-    } else if in_quotes {
-        s.push('\'');
-    }
-    s
+    s.push('\'');
+    (s, in_dollar)
 }
 
 #[cfg(test)]
@@ -233,6 +234,9 @@ mod tests {
         assert_eq!(q(b"a'b c"), "\"a'b c\"");
         assert_eq!(q(b"m\\\r\nz"), "'m\\'$'\\r\\n''z'");
         assert_eq!(q("é".as_bytes()), "''$'\\303\\251'");
+        assert_eq!(q("é'".as_bytes()), "''$'\\303\\251'\\'''");
+        assert_eq!(q(b"[v'l\xff"), "'''[v'\\''l'$'\\377'");
+        assert_eq!(q(b"\x7f'I&\x0c"), "'\\177'\\''I&'$'\\f'");
         assert_eq!(quotef("é".as_bytes(), true), "é");
         assert_eq!(quotef("é'".as_bytes(), true), "\"é'\"");
         assert_eq!(q(b"standard input"), "'standard input'");
