@@ -103,7 +103,10 @@ pub fn run(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
     }
     if let Some(n) = m.get_one::<String>("num-threads") {
         if let Err(e) = n.parse::<usize>() {
-            fatal(rep, &format!("Failed to parse num threads.\n\nCaused by:\n    {e}"));
+            fatal(
+                rep,
+                &format!("Failed to parse num threads.\n\nCaused by:\n    {e}"),
+            );
         }
     }
     let len = match m.get_one::<String>("length") {
@@ -114,7 +117,10 @@ pub fn run(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
                 rep,
                 &format!("lanesum computes at most {BLAKE3_MAX_BYTES} bytes of BLAKE3 output"),
             ),
-            Err(e) => fatal(rep, &format!("Failed to parse length.\n\nCaused by:\n    {e}")),
+            Err(e) => fatal(
+                rep,
+                &format!("Failed to parse length.\n\nCaused by:\n    {e}"),
+            ),
         },
     };
     let raw = m.get_flag("raw");
@@ -268,7 +274,9 @@ fn check(files: &[OsString], quiet: bool, rep: &mut Reporter) -> i32 {
     }
     if failed > 0 {
         let s = if failed == 1 { "" } else { "s" };
-        rep.error(&format!("WARNING: {failed} computed checksum{s} did NOT match"));
+        rep.error(&format!(
+            "WARNING: {failed} computed checksum{s} did NOT match"
+        ));
     }
     i32::from(failed > 0)
 }

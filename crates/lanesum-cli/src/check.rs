@@ -335,7 +335,11 @@ pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Opt
         i += 1;
     }
     let raw = &s[i.min(s.len())..];
-    let name = if escaped { unescape(raw)? } else { c_string(raw) };
+    let name = if escaped {
+        unescape(raw)?
+    } else {
+        c_string(raw)
+    };
     Some(Entry {
         alg,
         hex: hex.to_vec(),
@@ -643,7 +647,8 @@ mod tests {
             let mut v = Vec::with_capacity(len);
             for _ in 0..len {
                 x = x.wrapping_mul(1103515245).wrapping_add(12345);
-                v.push(b"\\()= *-MDSHA5BLAKE2b0123456789abcdef\0\r\t\xff"[(x >> 16) as usize % 43]);
+                let alphabet = b"\\()= *-MDSHA5BLAKE2b0123456789abcdef\0\r\t\xff";
+                v.push(alphabet[(x >> 16) as usize % alphabet.len()]);
             }
             for d in [
                 Dialect::Fixed(Algorithm::Md5),

@@ -124,14 +124,54 @@ fn specs(p: Personality) -> Vec<OptSpec> {
         ));
     }
     v.extend([
-        opt("check", Some(b'c'), false, "read checksums from the FILEs and verify them"),
-        opt("ignore-missing", None, false, "with -c: don't fail or report status for missing files"),
-        opt("quiet", None, false, "with -c: don't print OK for each verified file"),
-        opt("status", None, false, "with -c: print nothing, the exit status tells the result"),
-        opt("warn", Some(b'w'), false, "with -c: warn about improperly formatted lines"),
-        opt("strict", None, false, "with -c: exit non-zero for improperly formatted lines"),
-        opt("tag", None, false, "write BSD-style lines: ALGO (FILE) = HEX"),
-        opt("zero", Some(b'z'), false, "end lines with NUL, not newline, and don't escape names"),
+        opt(
+            "check",
+            Some(b'c'),
+            false,
+            "read checksums from the FILEs and verify them",
+        ),
+        opt(
+            "ignore-missing",
+            None,
+            false,
+            "with -c: don't fail or report status for missing files",
+        ),
+        opt(
+            "quiet",
+            None,
+            false,
+            "with -c: don't print OK for each verified file",
+        ),
+        opt(
+            "status",
+            None,
+            false,
+            "with -c: print nothing, the exit status tells the result",
+        ),
+        opt(
+            "warn",
+            Some(b'w'),
+            false,
+            "with -c: warn about improperly formatted lines",
+        ),
+        opt(
+            "strict",
+            None,
+            false,
+            "with -c: exit non-zero for improperly formatted lines",
+        ),
+        opt(
+            "tag",
+            None,
+            false,
+            "write BSD-style lines: ALGO (FILE) = HEX",
+        ),
+        opt(
+            "zero",
+            Some(b'z'),
+            false,
+            "end lines with NUL, not newline, and don't escape names",
+        ),
     ]);
     if p == Personality::Lanesum {
         v.push(opt(
@@ -142,10 +182,25 @@ fn specs(p: Personality) -> Vec<OptSpec> {
         ));
     }
     v.extend([
-        opt("binary", Some(b'b'), false, "mark lines with '*' (binary mode)"),
-        opt("text", Some(b't'), false, "mark lines with ' ' (text mode, the default)"),
+        opt(
+            "binary",
+            Some(b'b'),
+            false,
+            "mark lines with '*' (binary mode)",
+        ),
+        opt(
+            "text",
+            Some(b't'),
+            false,
+            "mark lines with ' ' (text mode, the default)",
+        ),
         opt("help", None, false, "display this help and exit"),
-        opt("version", None, false, "output version information and exit"),
+        opt(
+            "version",
+            None,
+            false,
+            "output version information and exit",
+        ),
     ]);
     v
 }
@@ -309,10 +364,7 @@ fn getopt_scan(p: Personality, specs: &[OptSpec], args: &[OsString], rep: &mut R
                         i += 1;
                         args[i - 1].as_bytes().to_vec()
                     } else {
-                        rep.usage_error(&format!(
-                            "option requires an argument -- '{}'",
-                            c as char
-                        ));
+                        rep.usage_error(&format!("option requires an argument -- '{}'", c as char));
                     };
                     check_value(p, spec, &val, rep);
                     break;
@@ -365,7 +417,10 @@ fn check_value(p: Personality, spec: &OptSpec, val: &[u8], rep: &mut Reporter) {
 fn parse_length(val: &[u8], rep: &mut Reporter) -> u64 {
     let shown = String::from_utf8_lossy(val).into_owned();
     let invalid = |rep: &mut Reporter, extra: &str| -> ! {
-        rep.fatal(&format!("invalid length: {}{extra}", quote(&shown, rep.utf8)))
+        rep.fatal(&format!(
+            "invalid length: {}{extra}",
+            quote(&shown, rep.utf8)
+        ))
     };
     let mut s = val;
     while let Some((&c, rest)) = s.split_first() {
@@ -527,10 +582,16 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
         rep.usage_error("")
     };
     if o.style.zero && o.check {
-        fail(rep, "the --zero option is not supported when verifying checksums");
+        fail(
+            rep,
+            "the --zero option is not supported when verifying checksums",
+        );
     }
     if tag && o.check {
-        fail(rep, "the --tag option is meaningless when verifying checksums");
+        fail(
+            rep,
+            "the --tag option is meaningless when verifying checksums",
+        );
     }
     if binary.is_some() && o.check {
         fail(
@@ -553,7 +614,10 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
         }
     }
     if o.json && o.check {
-        fail(rep, "the --json option is meaningless when verifying checksums");
+        fail(
+            rep,
+            "the --json option is meaningless when verifying checksums",
+        );
     }
     if o.json && tag {
         fail(rep, "the --json and --tag options are mutually exclusive");
@@ -677,7 +741,11 @@ mod tests {
 
     #[test]
     fn clap_command_is_consistent() {
-        for p in [Personality::Lanesum, Personality::B2sum, Personality::Md5sum] {
+        for p in [
+            Personality::Lanesum,
+            Personality::B2sum,
+            Personality::Md5sum,
+        ] {
             build_command(p, &specs(p)).debug_assert();
         }
     }

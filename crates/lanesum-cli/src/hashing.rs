@@ -101,9 +101,6 @@ mod tests {
         for (d, &a) in first.digests.iter().zip(&algs) {
             assert_eq!(*d, lanesum::hash(a, &data));
         }
-        assert_eq!(
-            out[1].as_ref().unwrap_err().kind(),
-            io::ErrorKind::NotFound
-        );
+        assert_eq!(out[1].as_ref().unwrap_err().kind(), io::ErrorKind::NotFound);
     }
 }

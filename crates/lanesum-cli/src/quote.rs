@@ -60,7 +60,11 @@ fn shell_special(c: u8) -> bool {
 /// Characters that may sit inside double quotes unchanged, so a name whose only special
 /// character is `'` can be written `"it's"` instead of `'it'\''s'`.
 fn double_quote_safe(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'%' | b'+' | b',' | b'-' | b'.' | b'/' | b':' | b']' | b'_' | b'@' | b' ' | b'\'')
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            b'%' | b'+' | b',' | b'-' | b'.' | b'/' | b':' | b']' | b'_' | b'@' | b' ' | b'\''
+        )
 }
 
 /// One unit of a name: a printable run we may copy, or a byte to escape as `$'\ooo'`.
