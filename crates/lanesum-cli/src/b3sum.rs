@@ -207,7 +207,7 @@ fn parse_line(line: &str) -> Result<Line, &'static str> {
         return Err("Invalid space");
     }
     let mut expected = [0u8; 32];
-    let hex = line[..64].as_bytes();
+    let hex = &line.as_bytes()[..64];
     let nib = |c: u8| match c {
         b'0'..=b'9' => Ok(c - b'0'),
         b'a'..=b'f' => Ok(c - b'a' + 10),

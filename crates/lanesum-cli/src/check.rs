@@ -171,7 +171,7 @@ fn strtoumax0(s: &[u8]) -> Option<(u64, usize)> {
 
 /// The algorithm lanesum assumes for an untagged digest of `hex_len` digits.
 fn untagged_algorithm(allowed: &Option<Vec<Algorithm>>, hex_len: usize) -> Option<Algorithm> {
-    if hex_len < 2 || hex_len % 2 != 0 {
+    if hex_len < 2 || !hex_len.is_multiple_of(2) {
         return None;
     }
     let bytes = hex_len / 2;
@@ -246,7 +246,7 @@ pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Opt
                 let mut bits = 512u64;
                 if c == b'-' {
                     let (v, used) = strtoumax0(&s[j..])?;
-                    if v == 0 || v > 512 || v % 8 != 0 {
+                    if v == 0 || v > 512 || !v.is_multiple_of(8) {
                         return None;
                     }
                     bits = v;
@@ -303,7 +303,7 @@ pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Opt
             .iter()
             .take_while(|b| b.is_ascii_hexdigit())
             .count();
-        if n < 2 || n % 2 != 0 || n > 128 {
+        if n < 2 || !n.is_multiple_of(2) || n > 128 {
             return None;
         }
     }
@@ -574,7 +574,7 @@ mod tests {
             format!("MD5 (a) = {H} "),
             format!("{H}x  a"),
             format!("{}  a", &H[1..]),
-            format!("{H}"),
+            H.to_string(),
             format!("\\{H}  b\\qc"),
             " # comment".to_string(),
             "   ".to_string(),

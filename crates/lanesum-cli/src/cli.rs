@@ -526,7 +526,7 @@ fn last_value(m: &ArgMatches, id: &str) -> Option<Vec<u8>> {
     m.try_get_many::<OsString>(id)
         .ok()
         .flatten()
-        .and_then(|v| v.last())
+        .and_then(|mut v| v.next_back())
         .map(|v| v.as_bytes().to_vec())
 }
 
@@ -651,7 +651,7 @@ fn apply_length(
     if bits == 0 {
         return algs.to_vec();
     }
-    if bits % 8 != 0 {
+    if !bits.is_multiple_of(8) {
         rep.error(&format!("invalid length: {}", quote(&shown, rep.utf8)));
         rep.fatal("length is not a multiple of 8");
     }
