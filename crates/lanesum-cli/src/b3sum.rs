@@ -29,6 +29,7 @@ fn command() -> Command {
         .infer_long_args(false)
         .arg(
             Arg::new("file")
+                .value_name("FILE")
                 .num_args(0..)
                 .action(ArgAction::Append)
                 .value_parser(clap::value_parser!(OsString))

@@ -1,5 +1,20 @@
 //! `lanesum`: a drop-in md5sum/sha*sum/b2sum/b3sum. See `cli` for personalities and
 //! the modules it dispatches to for the formats.
+//!
+//! Reference is GNU coreutils 9.1; output, diagnostics and exit status were compared byte
+//! for byte with it (see tests/coreutils.rs). Deliberate differences:
+//! * `--help` and `--version` texts are our own (`md5sum (lanesum) 0.1.0`), and getopt's
+//!   left-to-right handling means `--help` wins only if it precedes a bad option, as in
+//!   coreutils; their wording is not copied.
+//! * 9.1 rules where newer coreutils differ: check results escape a name only when it
+//!   holds a LF (newer: also `\` and CR); see `output`.
+//! * Locale: quoting in diagnostics follows `LC_ALL`/`LC_CTYPE`/`LANG` (UTF-8 or not);
+//!   messages are never translated.
+//! * `lanesum -l` refuses fixed-length algorithms; BLAKE3 output is capped at 64 KiB
+//!   (b3sum streams any length).
+//! * `lanesum speed` is a subcommand: a file named `speed` must be written `./speed`.
+//! * A closed stdout ends the process by SIGPIPE, like coreutils; other write errors
+//!   print `PROG: write error`, exit 1.
 
 mod b3sum;
 mod check;
