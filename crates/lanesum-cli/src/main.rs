@@ -1,11 +1,47 @@
+//! `lanesum`: a drop-in md5sum/sha*sum/b2sum/b3sum. See `cli` for personalities and
+//! the modules it dispatches to for the formats.
+//!
+//! Reference is GNU coreutils 9.1; output, diagnostics and exit status were compared byte
+//! for byte with it (see tests/coreutils.rs). Deliberate differences:
+//! * `--help` and `--version` texts are our own (`md5sum (lanesum) 0.1.0`), and getopt's
+//!   left-to-right handling means `--help` wins only if it precedes a bad option, as in
+//!   coreutils; their wording is not copied.
+//! * 9.1 rules where newer coreutils differ: check results escape a name only when it
+//!   holds a LF (newer: also `\` and CR); see `output`.
+//! * Locale: quoting in diagnostics follows `LC_ALL`/`LC_CTYPE`/`LANG` (UTF-8 or not);
+//!   messages are never translated.
+//! * `lanesum -l` refuses fixed-length algorithms; BLAKE3 output is capped at 64 KiB
+//!   (b3sum streams any length).
+//! * `lanesum speed` is a subcommand: a file named `speed` must be written `./speed`.
+//! * A closed stdout ends the process by SIGPIPE, like coreutils; other write errors
+//!   print `PROG: write error`, exit 1.
+
+mod b3sum;
+mod check;
+mod cli;
+mod hashing;
+mod json;
+mod output;
+mod quote;
+mod report;
 mod speed;
 
+use std::ffi::OsString;
+
+use cli::Personality;
+
 fn main() {
-    let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    if args.first().is_some_and(|a| a == "speed") {
-        args.remove(0);
-        std::process::exit(speed::run(args));
+    let mut args = std::env::args_os();
+    let arg0 = args.next().unwrap_or_else(|| OsString::from("lanesum"));
+    let rest: Vec<OsString> = args.collect();
+    let personality = Personality::from_argv0(&arg0);
+    if let Err(e) = lanesum::isa::try_active() {
+        eprintln!("lanesum: {e}");
+        std::process::exit(2);
     }
-    eprintln!("lanesum: not yet implemented");
-    std::process::exit(1);
+    if personality == Personality::Lanesum && rest.first().is_some_and(|a| a == "speed") {
+        std::process::exit(speed::run(rest[1..].to_vec()));
+    }
+    let prog = cli::program_name(personality, &arg0);
+    std::process::exit(cli::run(personality, &prog, rest));
 }

@@ -1,5 +1,8 @@
 //! `lanesum speed`: throughput of every compression path, like `openssl speed`.
 //!
+//! `speed` is recognised only as the very first argument, so a file literally named
+//! `speed` must be hashed as `lanesum ./speed` (or `lanesum -- speed`).
+//!
 //! Everything runs on the calling thread and is timed by that thread's CPU clock, so the
 //! figures are GB/s per core even when other processes compete for the cores; each path is
 //! timed in the same process on the same buffers, so ratios between paths are meaningful.

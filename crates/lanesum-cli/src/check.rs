@@ -1,0 +1,662 @@
+//! `--check`: parsing checksum files and verifying the files they list.
+//!
+//! The line grammar is coreutils 9.1's, established by experiment with md5sum/b2sum 9.1
+//! and their source (rewritten here, not copied):
+//! * A line starting with `#` (in column 1) is a comment; after removing one LF and then
+//!   one CR, an empty line is skipped. Every other line that does not parse counts as
+//!   improperly formatted (`-w` reports each, `--strict` fails on them).
+//! * Leading blanks are skipped; a `\` then means the name is escaped (`\\`, `\n`, `\r`).
+//! * Tagged: `TAG (name) = hex`, where `TAG` may be followed by one space or none, the
+//!   name runs to the last `)`, and blanks may surround `=`.
+//! * Untagged: `hex`, one blank, then `*` (binary) or ` ` (text) and the name; or the
+//!   "BSD reversed" `hex name` with a single blank, but the two kinds may not be mixed in
+//!   one file (the first decides).
+//! * Hex is accepted in either case. A listed `-` is stdin, except in a check file read
+//!   from stdin, where that line is improperly formatted.
+//!
+//! Which algorithm a line uses ([`Dialect`]):
+//! * `md5sum` .. `sha512sum`: only their own tag, untagged hex of their exact length.
+//! * `b2sum`: `BLAKE2b` or `BLAKE2b-BITS` tags (BITS read as C's strtoumax with base 0,
+//!   so `BLAKE2b-0x100` is accepted, as 9.1 does), untagged lines of any even length up
+//!   to 128 hex digits; `-l` is ignored when checking, as in b2sum.
+//! * `lanesum`: any tag lanesum knows (so one file may mix algorithms). Untagged lines use
+//!   the `-a` algorithm whose digest length fits; without `-a` the length decides:
+//!   32 hex digits md5, 40 sha1, 56 sha224, 64 sha256, 96 sha384, 128 sha512 (the
+//!   coreutils tools' lengths; sha512-256, blake2 and blake3 lines need a tag or `-a`).
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::os::unix::ffi::OsStrExt;
+
+use lanesum::Algorithm;
+
+use crate::cli::{Options, Personality, BLAKE3_MAX_BYTES};
+use crate::hashing::{self, Input};
+use crate::output;
+use crate::quote::quotef;
+use crate::report::{strerror, Reporter};
+
+/// How lines map to algorithms for the current personality.
+#[derive(Clone, Debug)]
+pub enum Dialect {
+    /// A single-algorithm coreutils tool: its tag and hex length only.
+    Fixed(Algorithm),
+    /// b2sum: `BLAKE2b[-BITS]` tags, untagged length from the hex.
+    Blake2b,
+    /// lanesum: any known tag; untagged lines by `-a` or by length.
+    Multi(Option<Vec<Algorithm>>),
+}
+
+impl Dialect {
+    pub fn for_options(p: Personality, opts: &Options) -> Dialect {
+        match p {
+            Personality::B2sum => Dialect::Blake2b,
+            Personality::Lanesum => Dialect::Multi(opts.algs_given.then(|| opts.algs.clone())),
+            _ => Dialect::Fixed(opts.algs[0]),
+        }
+    }
+
+    /// The type word in "improperly formatted MD5 checksum line".
+    fn type_word(&self) -> String {
+        match self {
+            Dialect::Fixed(a) => a.tag(),
+            Dialect::Blake2b => "BLAKE2b".into(),
+            Dialect::Multi(Some(v)) if v.len() == 1 => v[0].family_default().tag(),
+            Dialect::Multi(_) => String::new(),
+        }
+    }
+}
+
+/// One properly formatted line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub alg: Algorithm,
+    /// The expected digest as written (hex, either case).
+    pub hex: Vec<u8>,
+    /// The file name, unescaped.
+    pub name: Vec<u8>,
+}
+
+fn is_white(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Byte at `i`, or NUL past the end (the C code reads the terminator there).
+fn at(s: &[u8], i: usize) -> u8 {
+    s.get(i).copied().unwrap_or(0)
+}
+
+/// Undo `\\`, `\n`, `\r`; `None` for any other escape, a trailing `\` or a NUL.
+fn unescape(s: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut it = s.iter();
+    while let Some(&b) = it.next() {
+        match b {
+            b'\\' => match it.next() {
+                Some(b'\\') => out.push(b'\\'),
+                Some(b'n') => out.push(b'\n'),
+                Some(b'r') => out.push(b'\r'),
+                _ => return None,
+            },
+            0 => return None,
+            _ => out.push(b),
+        }
+    }
+    Some(out)
+}
+
+/// An unescaped name is a C string in coreutils: it ends at the first NUL.
+fn c_string(s: &[u8]) -> Vec<u8> {
+    let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
+    s[..end].to_vec()
+}
+
+fn all_hex(s: &[u8]) -> bool {
+    s.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// The part after `TAG (`: `name) = hex`, name up to the last `)`.
+fn bsd_tail(s: &[u8], escaped: bool, hex_len: usize) -> Option<(Vec<u8>, Vec<u8>)> {
+    let close = s.iter().rposition(|&b| b == b')')?;
+    let name = if escaped {
+        unescape(&s[..close])?
+    } else {
+        c_string(&s[..close])
+    };
+    let mut i = close + 1;
+    while is_white(at(s, i)) {
+        i += 1;
+    }
+    if at(s, i) != b'=' {
+        return None;
+    }
+    i += 1;
+    while is_white(at(s, i)) {
+        i += 1;
+    }
+    let hex = &s[i.min(s.len())..];
+    (hex.len() == hex_len && all_hex(hex)).then(|| (name, hex.to_vec()))
+}
+
+/// C's strtoumax(s, &end, 0) as xstrtoumax uses it: `None` unless a number was read
+/// without overflow or a minus sign. Returns the value and the bytes consumed.
+fn strtoumax0(s: &[u8]) -> Option<(u64, usize)> {
+    let mut i = 0;
+    while matches!(at(s, i), b' ' | b'\t'..=b'\r') {
+        i += 1;
+    }
+    match at(s, i) {
+        b'-' => return None,
+        b'+' => i += 1,
+        _ => {}
+    }
+    let (radix, start) = if at(s, i) == b'0'
+        && matches!(at(s, i + 1), b'x' | b'X')
+        && at(s, i + 2).is_ascii_hexdigit()
+    {
+        (16, i + 2)
+    } else if at(s, i) == b'0' {
+        (8, i)
+    } else {
+        (10, i)
+    };
+    let mut j = start;
+    let mut v: u64 = 0;
+    while let Some(d) = (at(s, j) as char).to_digit(radix) {
+        v = v.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
+        j += 1;
+    }
+    (j > start).then_some((v, j))
+}
+
+/// The algorithm lanesum assumes for an untagged digest of `hex_len` digits.
+fn untagged_algorithm(allowed: &Option<Vec<Algorithm>>, hex_len: usize) -> Option<Algorithm> {
+    if hex_len < 2 || !hex_len.is_multiple_of(2) {
+        return None;
+    }
+    let bytes = hex_len / 2;
+    match allowed {
+        Some(list) => list.iter().find_map(|&a| match a {
+            Algorithm::Blake2b(_) if bytes <= 64 => Some(Algorithm::Blake2b(bytes as u8)),
+            Algorithm::Blake2s(_) if bytes <= 32 => Some(Algorithm::Blake2s(bytes as u8)),
+            Algorithm::Blake3(_) if bytes <= BLAKE3_MAX_BYTES => Some(Algorithm::Blake3(bytes)),
+            a if a.digest_len() == bytes => Some(a),
+            _ => None,
+        }),
+        None => Some(match hex_len {
+            32 => Algorithm::Md5,
+            40 => Algorithm::Sha1,
+            56 => Algorithm::Sha224,
+            64 => Algorithm::Sha256,
+            96 => Algorithm::Sha384,
+            128 => Algorithm::Sha512,
+            _ => return None,
+        }),
+    }
+}
+
+fn same_family(a: Algorithm, b: Algorithm) -> bool {
+    a.family_default() == b.family_default()
+}
+
+/// Parse one line (LF and CR already removed). `bsd_reversed` carries the file's
+/// format decision between lines.
+pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Option<Entry> {
+    let mut i = 0;
+    while is_white(at(s, i)) {
+        i += 1;
+    }
+    let escaped = at(s, i) == b'\\';
+    if escaped {
+        i += 1;
+    }
+    let rest = &s[i.min(s.len())..];
+
+    // Tagged lines.
+    match d {
+        Dialect::Fixed(alg) => {
+            let tag = alg.tag();
+            if rest.starts_with(tag.as_bytes()) {
+                let mut j = i + tag.len();
+                if at(s, j) == b' ' {
+                    j += 1;
+                }
+                if at(s, j) != b'(' {
+                    return None;
+                }
+                let (name, hex) = bsd_tail(&s[j + 1..], escaped, alg.digest_len() * 2)?;
+                return Some(Entry {
+                    alg: *alg,
+                    hex,
+                    name,
+                });
+            }
+        }
+        Dialect::Blake2b => {
+            if rest.starts_with(b"BLAKE2b") {
+                let mut j = i + 7;
+                if j >= s.len() {
+                    return None;
+                }
+                let c = s[j];
+                // b2sum overwrites the byte after the tag; only '(' is put back.
+                if c != b'(' {
+                    j += 1;
+                }
+                let mut bits = 512u64;
+                if c == b'-' {
+                    let (v, used) = strtoumax0(&s[j..])?;
+                    if v == 0 || v > 512 || !v.is_multiple_of(8) {
+                        return None;
+                    }
+                    bits = v;
+                    j += used;
+                }
+                if at(s, j) == b' ' {
+                    j += 1;
+                }
+                if at(s, j) != b'(' {
+                    return None;
+                }
+                let alg = Algorithm::Blake2b((bits / 8) as u8);
+                let (name, hex) = bsd_tail(&s[j + 1..], escaped, alg.digest_len() * 2)?;
+                return Some(Entry { alg, hex, name });
+            }
+        }
+        Dialect::Multi(allowed) => {
+            let tok_len = rest
+                .iter()
+                .take(20)
+                .position(|&b| is_white(b) || b == b'(' || b == 0)
+                .unwrap_or(rest.len().min(20));
+            let tag = std::str::from_utf8(&rest[..tok_len]).ok();
+            if let Some(alg) = tag.and_then(Algorithm::from_tag) {
+                if let Some(list) = allowed {
+                    if !list.iter().any(|&a| same_family(a, alg)) {
+                        return None;
+                    }
+                }
+                let mut j = i + tok_len;
+                if at(s, j) == b' ' {
+                    j += 1;
+                }
+                if at(s, j) != b'(' {
+                    return None;
+                }
+                let (name, hex) = bsd_tail(&s[j + 1..], escaped, alg.digest_len() * 2)?;
+                return Some(Entry { alg, hex, name });
+            }
+        }
+    }
+
+    // Untagged lines.
+    let min_len = match d {
+        Dialect::Fixed(a) => a.digest_len() * 2 + 2,
+        _ => 3,
+    };
+    if s.len() - i.min(s.len()) < min_len + usize::from(at(s, i) == b'\\') {
+        return None;
+    }
+    let start = i;
+    if let Dialect::Blake2b = d {
+        let n = s[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_hexdigit())
+            .count();
+        if n < 2 || !n.is_multiple_of(2) || n > 128 {
+            return None;
+        }
+    }
+    while i < s.len() && s[i] != 0 && !is_white(s[i]) {
+        i += 1;
+    }
+    if i == s.len() {
+        return None;
+    }
+    let hex = &s[start..i];
+    i += 1;
+    if !all_hex(hex) {
+        return None;
+    }
+    let alg = match d {
+        Dialect::Fixed(a) if hex.len() == a.digest_len() * 2 => *a,
+        Dialect::Fixed(_) => return None,
+        Dialect::Blake2b => Algorithm::Blake2b((hex.len() / 2) as u8),
+        Dialect::Multi(allowed) => untagged_algorithm(allowed, hex.len())?,
+    };
+    let sep = at(s, i);
+    if s.len() - i == 1 || (sep != b' ' && sep != b'*') {
+        if *bsd_reversed == Some(false) {
+            return None;
+        }
+        *bsd_reversed = Some(true);
+    } else if *bsd_reversed != Some(true) {
+        *bsd_reversed = Some(false);
+        i += 1;
+    }
+    let raw = &s[i.min(s.len())..];
+    let name = if escaped {
+        unescape(raw)?
+    } else {
+        c_string(raw)
+    };
+    Some(Entry {
+        alg,
+        hex: hex.to_vec(),
+        name,
+    })
+}
+
+/// Counters for one check file.
+#[derive(Default)]
+struct Tally {
+    misformatted: u64,
+    mismatched: u64,
+    unreadable: u64,
+    properly_formatted: bool,
+    matched: bool,
+}
+
+/// Verify every check file named in `opts.files`; returns the exit status.
+pub fn run(p: Personality, opts: &Options, rep: &mut Reporter) -> i32 {
+    let dialect = Dialect::for_options(p, opts);
+    let mut ok = true;
+    for f in &opts.files {
+        ok &= check_one(f.as_bytes(), &dialect, opts, rep);
+    }
+    i32::from(!ok)
+}
+
+fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bool {
+    let is_stdin = file == b"-";
+    let shown: Vec<u8> = if is_stdin {
+        b"standard input".to_vec()
+    } else {
+        file.to_vec()
+    };
+    let reader: Box<dyn Read> = if is_stdin {
+        Box::new(io::stdin().lock())
+    } else {
+        match File::open(std::ffi::OsStr::from_bytes(file)) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                rep.file_error(file, &e);
+                return false;
+            }
+        }
+    };
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let mut t = Tally::default();
+    let mut bsd_reversed = None;
+    let mut line = Vec::new();
+    let mut line_no: u64 = 0;
+    // Consecutive lines naming the same file are verified from one read of it.
+    let mut group: Vec<Entry> = Vec::new();
+    let mut read_failed = false;
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(_) => {
+                read_failed = true;
+                break;
+            }
+        }
+        line_no += 1;
+        if line[0] == b'#' {
+            continue;
+        }
+        let mut len = line.len();
+        if line[len - 1] == b'\n' {
+            len -= 1;
+        }
+        if len > 0 && line[len - 1] == b'\r' {
+            len -= 1;
+        }
+        if len == 0 {
+            continue;
+        }
+        match parse_line(&line[..len], d, &mut bsd_reversed) {
+            Some(e) if !(is_stdin && e.name == b"-") => {
+                t.properly_formatted = true;
+                if group.first().is_some_and(|g| g.name != e.name) {
+                    verify_group(&mut group, opts, &mut t, rep);
+                }
+                group.push(e);
+            }
+            _ => {
+                verify_group(&mut group, opts, &mut t, rep);
+                t.misformatted += 1;
+                if opts.warn {
+                    let word = d.type_word();
+                    let sp = if word.is_empty() { "" } else { " " };
+                    rep.error(&format!(
+                        "{}: {line_no}: improperly formatted {word}{sp}checksum line",
+                        quotef(&shown, rep.utf8)
+                    ));
+                }
+            }
+        }
+    }
+    verify_group(&mut group, opts, &mut t, rep);
+    if read_failed {
+        rep.error(&format!("{}: read error", quotef(&shown, rep.utf8)));
+        return false;
+    }
+    if !t.properly_formatted {
+        rep.error(&format!(
+            "{}: no properly formatted checksum lines found",
+            quotef(&shown, rep.utf8)
+        ));
+    } else if !opts.status {
+        let plural = |n: u64, one: &str, many: &str| {
+            format!("WARNING: {n} {}", if n == 1 { one } else { many })
+        };
+        if t.misformatted != 0 {
+            rep.error(&plural(
+                t.misformatted,
+                "line is improperly formatted",
+                "lines are improperly formatted",
+            ));
+        }
+        if t.unreadable != 0 {
+            rep.error(&plural(
+                t.unreadable,
+                "listed file could not be read",
+                "listed files could not be read",
+            ));
+        }
+        if t.mismatched != 0 {
+            rep.error(&plural(
+                t.mismatched,
+                "computed checksum did NOT match",
+                "computed checksums did NOT match",
+            ));
+        }
+        if opts.ignore_missing && !t.matched {
+            rep.error(&format!(
+                "{}: no file was verified",
+                quotef(&shown, rep.utf8)
+            ));
+        }
+    }
+    t.properly_formatted
+        && t.matched
+        && t.mismatched == 0
+        && t.unreadable == 0
+        && (!opts.strict || t.misformatted == 0)
+}
+
+/// Hash the group's file once under all its lines' algorithms and report each line.
+fn verify_group(group: &mut Vec<Entry>, opts: &Options, t: &mut Tally, rep: &mut Reporter) {
+    let Some(first) = group.first() else {
+        return;
+    };
+    let mut algs: Vec<Algorithm> = Vec::new();
+    for e in group.iter() {
+        if !algs.contains(&e.alg) {
+            algs.push(e.alg);
+        }
+    }
+    let input = if first.name == b"-" {
+        Input::Stdin
+    } else {
+        Input::Path(std::ffi::OsStr::from_bytes(&first.name).to_os_string())
+    };
+    let inputs = [input];
+    let result = hashing::hash_inputs(&inputs, &algs)
+        .next()
+        .unwrap_or_else(|| Err(io::Error::other("no result")));
+    let mut out = Vec::new();
+    for e in group.drain(..) {
+        out.clear();
+        match &result {
+            Err(err) if opts.ignore_missing && err.kind() == io::ErrorKind::NotFound => {}
+            Err(err) => {
+                t.unreadable += 1;
+                let q = quotef(&e.name, rep.utf8);
+                rep.error(&format!("{q}: {}", strerror(err)));
+                if !opts.status {
+                    output::push_check_name(&mut out, &e.name);
+                    out.extend_from_slice(b": FAILED open or read\n");
+                }
+            }
+            Ok(h) => {
+                let pos = algs.iter().position(|&a| a == e.alg).unwrap_or(0);
+                let good = h.digests[pos].to_hex().as_bytes() == e.hex.to_ascii_lowercase();
+                if good {
+                    t.matched = true;
+                } else {
+                    t.mismatched += 1;
+                }
+                if !opts.status && (!good || !opts.quiet) {
+                    output::push_check_name(&mut out, &e.name);
+                    out.extend_from_slice(if good { b": OK\n" } else { b": FAILED\n" });
+                }
+            }
+        }
+        if !out.is_empty() {
+            rep.write(&out);
+            rep.flush();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: &str = "b1946ac92492d2347c6235b4d2611184";
+
+    fn p(line: &str, d: &Dialect) -> Option<Entry> {
+        parse_line(line.as_bytes(), d, &mut None)
+    }
+
+    #[test]
+    fn md5sum_lines() {
+        let d = Dialect::Fixed(Algorithm::Md5);
+        for ok in [
+            format!("{H}  a"),
+            format!("  \t{H} *a"),
+            format!("MD5 (a) = {H}"),
+            format!("MD5(a)= {H}"),
+            format!("MD5 (a)  = \t{H}"),
+            format!("{}  a", H.to_uppercase()),
+            format!("{H}\t a"),
+        ] {
+            let e = p(&ok, &d).unwrap_or_else(|| panic!("{ok}"));
+            assert_eq!(e.name, b"a", "{ok}");
+        }
+        for bad in [
+            format!("SHA1 (a) = {H}"),
+            format!("MD5  (a) = {H}"),
+            format!("MD5 (a) = {H} "),
+            format!("{H}x  a"),
+            format!("{}  a", &H[1..]),
+            H.to_string(),
+            format!("\\{H}  b\\qc"),
+            " # comment".to_string(),
+            "   ".to_string(),
+        ] {
+            assert_eq!(p(&bad, &d), None, "{bad}");
+        }
+        let e = p(&format!("\\{H}  n\\nx\\\\y\\rz"), &d).unwrap();
+        assert_eq!(e.name, b"n\nx\\y\rz");
+        let e = p(&format!("\\MD5 (b\\\\c) = {H}"), &d).unwrap();
+        assert_eq!(e.name, b"b\\c");
+    }
+
+    #[test]
+    fn bsd_reversed_cannot_mix() {
+        let d = Dialect::Fixed(Algorithm::Md5);
+        let mut st = None;
+        assert!(parse_line(format!("{H} a").as_bytes(), &d, &mut st).is_some());
+        assert_eq!(st, Some(true));
+        let e = parse_line(format!("{H}  a").as_bytes(), &d, &mut st).unwrap();
+        assert_eq!(e.name, b" a");
+        let mut st = None;
+        assert!(parse_line(format!("{H}  a").as_bytes(), &d, &mut st).is_some());
+        assert!(parse_line(format!("{H} a").as_bytes(), &d, &mut st).is_none());
+    }
+
+    #[test]
+    fn b2sum_tags_follow_9_1() {
+        let d = Dialect::Blake2b;
+        let e = p("BLAKE2b-0x8 (a) = 27", &d).unwrap();
+        assert_eq!(e.alg, Algorithm::Blake2b(1));
+        assert!(p("BLAKE2b- 8 (a) = 27", &d).is_some());
+        assert!(p("BLAKE2b-+8 (a) = 27", &d).is_some());
+        assert!(p("BLAKE2b-8(a) = 27", &d).is_some());
+        assert!(p("BLAKE2b-08 (a) = 27", &d).is_none());
+        assert!(p("BLAKE2b-010 (a) = 27", &d).is_some());
+        assert!(p("BLAKE2b-8  (a) = 27", &d).is_none());
+        assert!(p("BLAKE2b-257 (a) = 27", &d).is_none());
+        assert!(p("27  a", &d).is_some());
+        assert!(p("2  a", &d).is_none());
+        let h = "0".repeat(128);
+        assert!(p(&format!("BLAKE2bX(a) = {h}"), &d).is_some());
+        assert!(p(&format!("BLAKE2b  (a) = {h}"), &d).is_some());
+        assert!(p("BLAKE2b", &d).is_none());
+    }
+
+    #[test]
+    fn lanesum_lines() {
+        let d = Dialect::Multi(None);
+        assert_eq!(p(&format!("{H}  a"), &d).unwrap().alg, Algorithm::Md5);
+        let e = p(&format!("SHA512/256 (x) = {}", "a".repeat(64)), &d).unwrap();
+        assert_eq!(e.alg, Algorithm::Sha512_256);
+        let e = p(&format!("BLAKE2b-256 (x) = {}", "a".repeat(64)), &d).unwrap();
+        assert_eq!(e.alg, Algorithm::Blake2b(32));
+        assert!(p(&format!("{}  a", "a".repeat(62)), &d).is_none());
+        assert!(p(&format!("MD4 (a) = {H}"), &d).is_none());
+        let d = Dialect::Multi(Some(vec![Algorithm::Blake3(32)]));
+        assert_eq!(
+            p(&format!("{H}  a"), &d).unwrap().alg,
+            Algorithm::Blake3(16)
+        );
+        assert!(p(&format!("MD5 (a) = {H}"), &d).is_none());
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let mut st = None;
+        let mut x: u32 = 12345;
+        for _ in 0..2000 {
+            let len = (x % 50) as usize;
+            let mut v = Vec::with_capacity(len);
+            for _ in 0..len {
+                x = x.wrapping_mul(1103515245).wrapping_add(12345);
+                let alphabet = b"\\()= *-MDSHA5BLAKE2b0123456789abcdef\0\r\t\xff";
+                v.push(alphabet[(x >> 16) as usize % alphabet.len()]);
+            }
+            for d in [
+                Dialect::Fixed(Algorithm::Md5),
+                Dialect::Blake2b,
+                Dialect::Multi(None),
+            ] {
+                let _ = parse_line(&v, &d, &mut st);
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Standard output and error as the *sum tools use them.
+//!
+//! Stdout is flushed after every record and before every diagnostic, so stdout and
+//! stderr interleave exactly as coreutils' line-buffered stdout does when both go to the
+//! same pipe. A closed stdout ends the process by SIGPIPE, like coreutils; any other
+//! write failure prints `PROG: write error` and exits 1, as md5sum 9.1 does on /dev/full.
+
+use std::io::{self, BufWriter, Write};
+use std::process;
+
+use crate::quote;
+
+/// The program's voice: its name for diagnostics and the locale's quoting.
+pub struct Reporter {
+    pub prog: String,
+    pub utf8: bool,
+    out: BufWriter<io::Stdout>,
+}
+
+impl Reporter {
+    pub fn new(prog: &str) -> Reporter {
+        Reporter {
+            prog: prog.to_string(),
+            utf8: quote::utf8_locale(),
+            out: BufWriter::with_capacity(64 * 1024, io::stdout()),
+        }
+    }
+
+    /// Append bytes to the current stdout record.
+    pub fn write(&mut self, bytes: &[u8]) {
+        if let Err(e) = self.out.write_all(bytes) {
+            self.write_failed(e);
+        }
+    }
+
+    /// End a record: push it out so stderr messages that follow stay in order.
+    pub fn flush(&mut self) {
+        if let Err(e) = self.out.flush() {
+            self.write_failed(e);
+        }
+    }
+
+    /// `PROG: MSG` on stderr.
+    pub fn error(&mut self, msg: &str) {
+        self.flush();
+        let mut err = io::stderr().lock();
+        let _ = writeln!(err, "{}: {}", self.prog, msg);
+    }
+
+    /// `PROG: 'name': strerror` for an I/O failure on a file.
+    pub fn file_error(&mut self, name: &[u8], e: &io::Error) {
+        let q = quote::quotef(name, self.utf8);
+        self.error(&format!("{q}: {}", strerror(e)));
+    }
+
+    /// A usage error: message, then the `Try` hint, exit status 1.
+    pub fn usage_error(&mut self, msg: &str) -> ! {
+        if !msg.is_empty() {
+            self.error(msg);
+        }
+        let _ = writeln!(
+            io::stderr(),
+            "Try '{} --help' for more information.",
+            self.prog
+        );
+        process::exit(1);
+    }
+
+    /// Print `msg` and exit 1.
+    pub fn fatal(&mut self, msg: &str) -> ! {
+        self.error(msg);
+        process::exit(1);
+    }
+
+    fn write_failed(&mut self, e: io::Error) -> ! {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            die_of_sigpipe();
+        }
+        // md5sum 9.1 says just "write error" here (its errno is gone by then); match it.
+        let _ = writeln!(io::stderr(), "{}: write error", self.prog);
+        process::exit(1);
+    }
+}
+
+/// The C library's text for an error, without Rust's ` (os error N)` suffix.
+pub fn strerror(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" (os error ") {
+        Some(i) if s.ends_with(')') => s[..i].to_string(),
+        _ => s,
+    }
+}
+
+/// End as a C program writing to a closed pipe would: killed by SIGPIPE (the shell sees
+/// status 141 and prints nothing). Rust ignores SIGPIPE, so restore the default first.
+fn die_of_sigpipe() -> ! {
+    // SAFETY: signal() and raise() with valid constants have no memory-safety preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
+    process::exit(141);
+}

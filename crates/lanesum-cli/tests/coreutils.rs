@@ -1,0 +1,649 @@
+//! End-to-end tests: lanesum under each personality against the installed coreutils
+//! (compared byte for byte: stdout, stderr, exit status), plus fixed expectations that
+//! run even where coreutils is missing.
+
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_lanesum");
+const HELLO_MD5: &str = "b1946ac92492d2347c6235b4d2611184";
+
+/// A scratch directory holding awkward file names and symlinks to lanesum.
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+fn names() -> Vec<&'static [u8]> {
+    vec![
+        b"a",
+        b"empty",
+        b"sp ace",
+        b"-lead",
+        b"back\\slash",
+        b"new\nline",
+        b"cr\rret",
+        b"bad\xffname",
+        b"it's",
+        b"x\x01y",
+    ]
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let f = Fixture { dir };
+        for n in names() {
+            let content: &[u8] = if n == b"empty" { b"" } else { b"hello\n" };
+            fs::write(f.path(OsStr::from_bytes(n)), content).unwrap();
+        }
+        fs::create_dir(f.path("dir")).unwrap();
+        fs::create_dir(f.path("bin")).unwrap();
+        for tool in [
+            "md5sum",
+            "sha1sum",
+            "sha224sum",
+            "sha256sum",
+            "sha384sum",
+            "sha512sum",
+            "b2sum",
+            "b3sum",
+        ] {
+            std::os::unix::fs::symlink(BIN, f.path("bin").join(tool)).unwrap();
+        }
+        f
+    }
+
+    fn path(&self, name: impl AsRef<Path>) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn write(&self, name: &str, content: &[u8]) {
+        fs::write(self.path(name), content).unwrap();
+    }
+
+    /// Run `program` (a path) as argv[0] `arg0` in the fixture directory.
+    fn run(&self, program: &Path, arg0: &str, args: &[&OsStr], stdin: &[u8]) -> Output {
+        let mut child = Command::new(program)
+            .arg0(arg0)
+            .args(args)
+            .current_dir(self.dir.path())
+            .env("LC_ALL", "C")
+            .env_remove("LANESUM_ISA")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The tool may exit without reading stdin; a broken pipe here is fine.
+        let _ = child.stdin.take().unwrap().write_all(stdin);
+        child.wait_with_output().unwrap()
+    }
+
+    /// Ours, via the symlink named `tool`.
+    fn ours(&self, tool: &str, args: &[&OsStr], stdin: &[u8]) -> Output {
+        self.run(&self.path("bin").join(tool), tool, args, stdin)
+    }
+
+    /// Compare with /usr/bin/`tool` if installed; returns whether it ran.
+    fn compare(&self, tool: &str, args: &[&OsStr], stdin: &[u8]) -> bool {
+        let reference = Path::new("/usr/bin").join(tool);
+        if !reference.exists() {
+            return false;
+        }
+        let want = self.run(&reference, tool, args, stdin);
+        let got = self.ours(tool, args, stdin);
+        let show = |o: &Output| {
+            format!(
+                "status {:?}\nstdout {:?}\nstderr {:?}",
+                o.status.code(),
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            )
+        };
+        assert!(
+            want.stdout == got.stdout
+                && want.stderr == got.stderr
+                && want.status.code() == got.status.code(),
+            "{tool} {args:?}\n--- coreutils\n{}\n--- lanesum\n{}",
+            show(&want),
+            show(&got)
+        );
+        true
+    }
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+fn refs(v: &[OsString]) -> Vec<&OsStr> {
+    v.iter().map(|s| s.as_os_str()).collect()
+}
+
+fn all_names() -> Vec<OsString> {
+    let mut v: Vec<OsString> = names()
+        .into_iter()
+        .map(|n| {
+            if n.starts_with(b"-") {
+                let mut p = b"./".to_vec();
+                p.extend_from_slice(n);
+                OsStr::from_bytes(&p).to_os_string()
+            } else {
+                OsStr::from_bytes(n).to_os_string()
+            }
+        })
+        .collect();
+    v.push("dir".into());
+    v.push("missing".into());
+    v
+}
+
+#[test]
+fn hashing_matches_coreutils() {
+    let f = Fixture::new();
+    let files = all_names();
+    for tool in ["md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum"] {
+        for opts in [
+            &[][..],
+            &["--tag"],
+            &["-b"],
+            &["-z"],
+            &["-z", "--tag"],
+            &["-t", "--tag"],
+        ] {
+            let mut args = os(opts);
+            args.extend(files.iter().cloned());
+            f.compare(tool, &refs(&args), b"");
+        }
+        // stdin, `-`, `--`, options after names.
+        f.compare(tool, &[], b"hello\n");
+        f.compare(tool, &refs(&os(&["-", "a", "-"])), b"hello\n");
+        f.compare(tool, &refs(&os(&["--", "-lead"])), b"");
+        f.compare(tool, &refs(&os(&["a", "--tag"])), b"");
+    }
+}
+
+#[test]
+fn usage_errors_match_coreutils() {
+    let f = Fixture::new();
+    let cases: &[&[&str]] = &[
+        &["--tag", "-t", "a"],
+        &["-z", "-c", "x"],
+        &["--tag", "-c", "x"],
+        &["-b", "-c", "x"],
+        &["--quiet", "a"],
+        &["--status", "a"],
+        &["-w", "a"],
+        &["--strict", "a"],
+        &["--ignore-missing", "a"],
+        &["--foo"],
+        &["--foo=bar"],
+        &["-q"],
+        &["-bq"],
+        &["--s", "a"],
+        &["--ta", "a"],
+        &["--tag=x", "a"],
+        &["--check=", "x"],
+        &["-l", "8", "a"],
+    ];
+    for tool in ["md5sum", "sha256sum", "b2sum"] {
+        for c in cases {
+            f.compare(tool, &refs(&os(c)), b"");
+        }
+    }
+    for l in [
+        "7",
+        "0",
+        "8",
+        "256",
+        "512",
+        "520",
+        "abc",
+        "-8",
+        " 256",
+        "256 ",
+        "+256",
+        "0x100",
+        "",
+        "99999999999",
+        "99999999999999999999999",
+    ] {
+        f.compare("b2sum", &refs(&os(&["-l", l, "a"])), b"");
+        f.compare("b2sum", &refs(&os(&["--tag", "--length", l, "a"])), b"");
+    }
+    f.compare("b2sum", &refs(&os(&["-l"])), b"");
+    f.compare("b2sum", &refs(&os(&["--length"])), b"");
+}
+
+/// Lines of every kind, well and badly formed, for md5sum-style check files.
+fn md5_check_lines() -> Vec<Vec<u8>> {
+    let h = HELLO_MD5;
+    let mut v: Vec<Vec<u8>> = [
+        format!("{h}  a"),
+        format!("{h}  a\r"),
+        format!("  \t{h}  a"),
+        format!("{} *a", h.to_uppercase()),
+        format!("MD5 (a) = {h}"),
+        format!("MD5(a)= {h}"),
+        format!("  MD5 (a)  =  {h}"),
+        format!("\\MD5 (back\\\\slash) = {h}"),
+        format!("\\{h}  back\\\\slash"),
+        format!("\\{h}  new\\nline"),
+        format!("\\{h}  cr\\rret"),
+        format!("{h}  back\\slash"),
+        "00000000000000000000000000000000  a".to_string(),
+        format!("{h}  missing"),
+        format!("{h}  dir"),
+        format!("SHA1 (a) = {h}"),
+        format!("FOO (a) = {h}"),
+        format!("MD5  (a) = {h}"),
+        format!("MD5 (a) = {h} "),
+        format!("{h}x  a"),
+        format!("{}  a", &h[1..]),
+        format!("{}g  a", &h[1..]),
+        h.to_string(),
+        format!("{h}a"),
+        format!("\\{h}  bad\\qescape"),
+        "# comment".into(),
+        " # not a comment".into(),
+        "".into(),
+        "   ".into(),
+        "\r".into(),
+    ]
+    .into_iter()
+    .map(String::into_bytes)
+    .collect();
+    v.push(b"\x00\xff\x01binary garbage)( = \x7f".to_vec());
+    v.push(
+        format!("{h}  bad")
+            .into_bytes()
+            .into_iter()
+            .chain(*b"\xffname")
+            .collect(),
+    );
+    v
+}
+
+#[test]
+fn check_matches_coreutils() {
+    let f = Fixture::new();
+    let lines = md5_check_lines();
+    let mut all = Vec::new();
+    for l in &lines {
+        all.extend_from_slice(l);
+        all.push(b'\n');
+    }
+    f.write("all.md5", &all);
+    // Each line alone too, so every "no properly formatted lines" path is covered.
+    for (i, l) in lines.iter().enumerate() {
+        let mut c = l.clone();
+        c.push(b'\n');
+        f.write(&format!("line{i}.md5"), &c);
+    }
+    f.write("empty.md5", b"");
+    f.write("noeol.md5", format!("{HELLO_MD5}  a").as_bytes());
+    f.write(
+        "reversed.md5",
+        format!("{HELLO_MD5} a\n{HELLO_MD5}  a\n").as_bytes(),
+    );
+    f.write("stdin.md5", format!("{HELLO_MD5}  -\n").as_bytes());
+    let opt_sets: &[&[&str]] = &[
+        &[],
+        &["-w"],
+        &["--quiet"],
+        &["--status"],
+        &["--strict"],
+        &["--ignore-missing"],
+        &["--strict", "--status"],
+        &["--warn", "--quiet"],
+        &["--status", "-w"],
+    ];
+    let mut files: Vec<String> = vec![
+        "all.md5".into(),
+        "empty.md5".into(),
+        "noeol.md5".into(),
+        "reversed.md5".into(),
+        "stdin.md5".into(),
+        "missing.md5".into(),
+        "dir".into(),
+    ];
+    files.extend((0..lines.len()).map(|i| format!("line{i}.md5")));
+    for o in opt_sets {
+        for file in &files {
+            let mut args = os(&["-c"]);
+            args.extend(os(o));
+            args.push(file.into());
+            f.compare("md5sum", &refs(&args), b"hello\n");
+        }
+    }
+    // Check file on stdin, and several check files in one run.
+    f.compare("md5sum", &refs(&os(&["-c"])), &all);
+    f.compare("md5sum", &refs(&os(&["-c", "-"])), b"");
+    let mut args = os(&["-c", "line0.md5", "missing.md5", "all.md5"]);
+    args.push("line5.md5".into());
+    f.compare("md5sum", &refs(&args), b"");
+}
+
+#[test]
+fn check_files_from_every_tool_verify() {
+    let f = Fixture::new();
+    let files = all_names();
+    let files = &files[..files.len() - 2]; // without dir and missing
+    for (tool, extra) in [
+        ("md5sum", &[][..]),
+        ("md5sum", &["--tag"]),
+        ("sha1sum", &[]),
+        ("sha256sum", &["--tag"]),
+        ("sha512sum", &[]),
+        ("b2sum", &[]),
+        ("b2sum", &["--tag"]),
+        ("b2sum", &["-l", "256", "--tag"]),
+        ("b2sum", &["-l", "128"]),
+    ] {
+        let mut args = os(extra);
+        args.extend(files.iter().cloned());
+        let sums = f.ours(tool, &refs(&args), b"");
+        assert!(sums.status.success());
+        f.write("sums", &sums.stdout);
+        // The same tool, and plain lanesum, both accept them.
+        let mut check = os(&["-c", "sums"]);
+        if tool == "b2sum" || extra.contains(&"--tag") {
+            check.insert(0, "-w".into());
+        }
+        f.compare(tool, &refs(&check), b"");
+        let out = f.ours(tool, &refs(&check), b"");
+        assert!(out.status.success(), "{tool} {extra:?}: {out:?}");
+        let mut la = os(&["-c", "--strict", "sums"]);
+        if tool == "b2sum" && !extra.contains(&"--tag") {
+            la.insert(0, "-a".into());
+            la.insert(1, "blake2b".into());
+        }
+        let out = f.run(Path::new(BIN), "lanesum", &refs(&la), b"");
+        assert!(out.status.success(), "lanesum {la:?} on {tool}: {out:?}");
+    }
+}
+
+#[test]
+fn b2sum_check_rules_match() {
+    let f = Fixture::new();
+    let b = String::from_utf8(f.ours("b2sum", &refs(&os(&["a"])), b"").stdout).unwrap();
+    let b = &b[..128];
+    let text = format!(
+        "BLAKE2b-257 (a) = 00\nBLAKE2b-0 (a) = 00\nBLAKE2b-08 (a) = 27\nBLAKE2b-0x8 (a) = 27\n\
+         BLAKE2b- 8 (a) = 27\nBLAKE2b-+8 (a) = 27\nBLAKE2b-8(a) = 27\nBLAKE2s (a) = 00\n\
+         BLAKE2b-8  (a) = 27\nBLAKE2b  (a) = {b}\nBLAKE2bX(a) = {b}\nBLAKE2b(a) = {b}\n\
+         BLAKE2b-512 (a) = {b}\nBLAKE2b-010 (a) = 27\n{b}  a\n27  a\n2  a\nBLAKE2b\n"
+    );
+    f.write("b.sum", text.as_bytes());
+    for o in [
+        &["-c", "b.sum"][..],
+        &["-c", "-w", "b.sum"],
+        &["-c", "--strict", "b.sum"],
+    ] {
+        f.compare("b2sum", &refs(&os(o)), b"");
+    }
+}
+
+#[test]
+fn locale_quoting_matches() {
+    let f = Fixture::new();
+    for loc in ["C", "C.UTF-8"] {
+        for args in [
+            vec![OsString::from("no such"), "it's".into(), "é'".into()],
+            vec![OsStr::from_bytes(b"x\xff'y\x01").into(), "".into()],
+        ] {
+            let reference = Path::new("/usr/bin/md5sum");
+            if !reference.exists() {
+                return;
+            }
+            let run = |p: &Path| {
+                Command::new(p)
+                    .arg0("md5sum")
+                    .args(&args)
+                    .current_dir(f.dir.path())
+                    .env("LC_ALL", loc)
+                    .output()
+                    .unwrap()
+            };
+            let (want, got) = (run(reference), run(&f.path("bin/md5sum")));
+            assert_eq!(
+                String::from_utf8_lossy(&want.stderr),
+                String::from_utf8_lossy(&got.stderr),
+                "{loc}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fixed_expectations() {
+    let f = Fixture::new();
+    let out = f.ours(
+        "md5sum",
+        &refs(&os(&["a", "back\\slash", "missing", "dir"])),
+        b"",
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("{HELLO_MD5}  a\n\\{HELLO_MD5}  back\\\\slash\n")
+    );
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "md5sum: missing: No such file or directory\nmd5sum: dir: Is a directory\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+
+    let out = f.ours("md5sum", &refs(&os(&["--tag", "-z", "new\nline"])), b"");
+    assert_eq!(
+        out.stdout,
+        format!("MD5 (new\nline) = {HELLO_MD5}\0").as_bytes()
+    );
+
+    let out = f.ours("sha256sum", &[], b"abc");
+    assert_eq!(
+        out.stdout,
+        b"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  -\n"
+    );
+    let out = f.ours("b2sum", &refs(&os(&["-l", "8", "a"])), b"");
+    assert_eq!(out.stdout, b"27  a\n");
+    let out = f.ours("b2sum", &refs(&os(&["-l", "7", "a"])), b"");
+    assert_eq!(
+        out.stderr,
+        b"b2sum: invalid length: '7'\nb2sum: length is not a multiple of 8\n"
+    );
+    let out = f.ours("md5sum", &refs(&os(&["--s", "a"])), b"");
+    assert_eq!(
+        out.stderr,
+        b"md5sum: option '--s' is ambiguous; possibilities: '--status' '--strict'\n\
+          Try 'md5sum --help' for more information.\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+
+    f.write(
+        "c.md5",
+        format!(
+            "{HELLO_MD5}  a\nbogus\n0000000000000000000000000000000  a\n{HELLO_MD5}  missing\n"
+        )
+        .as_bytes(),
+    );
+    let out = f.ours("md5sum", &refs(&os(&["-c", "c.md5"])), b"");
+    assert_eq!(out.stdout, b"a: OK\nmissing: FAILED open or read\n");
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "md5sum: missing: No such file or directory\n\
+         md5sum: WARNING: 2 lines are improperly formatted\n\
+         md5sum: WARNING: 1 listed file could not be read\n"
+    );
+    let out = f.ours(
+        "md5sum",
+        &refs(&os(&["-c", "--ignore-missing", "c.md5"])),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    f.write("none.md5", format!("{HELLO_MD5}  missing\n").as_bytes());
+    let out = f.ours(
+        "md5sum",
+        &refs(&os(&["-c", "--ignore-missing", "none.md5"])),
+        b"",
+    );
+    assert_eq!(out.stderr, b"md5sum: none.md5: no file was verified\n");
+    assert_eq!(out.status.code(), Some(1));
+
+    // Invoked through a path, diagnostics carry that path, as coreutils' do.
+    let sym = f.path("bin/md5sum");
+    let out = Command::new(&sym)
+        .arg("missing")
+        .current_dir(f.dir.path())
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    let expect = format!("{}: missing: No such file or directory\n", sym.display());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), expect);
+}
+
+#[test]
+fn multi_algorithm_equals_coreutils_tags() {
+    let f = Fixture::new();
+    let files = ["a", "empty", "back\\slash", "new\nline"];
+    let mut want = Vec::new();
+    for name in files {
+        for tool in ["md5sum", "sha1sum", "sha256sum", "sha512sum"] {
+            want.extend(f.ours(tool, &refs(&os(&["--tag", name])), b"").stdout);
+        }
+    }
+    let mut args = os(&["-a", "md5,sha1,sha256,sha512"]);
+    args.extend(os(&files));
+    let got = f.run(Path::new(BIN), "lanesum", &refs(&args), b"");
+    assert_eq!(
+        String::from_utf8_lossy(&got.stdout),
+        String::from_utf8_lossy(&want)
+    );
+    if Path::new("/usr/bin/sha512sum").exists() {
+        let mut reference = Vec::new();
+        for name in files {
+            for tool in ["md5sum", "sha1sum", "sha256sum", "sha512sum"] {
+                let o = Command::new(format!("/usr/bin/{tool}"))
+                    .args(["--tag", name])
+                    .current_dir(f.dir.path())
+                    .output()
+                    .unwrap();
+                reference.extend(o.stdout);
+            }
+        }
+        assert_eq!(got.stdout, reference);
+    }
+    f.write("multi.sum", &got.stdout);
+    let out = f.run(
+        Path::new(BIN),
+        "lanesum",
+        &refs(&os(&["-c", "multi.sum"])),
+        b"",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        out.stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| l.ends_with(b": OK"))
+            .count(),
+        16
+    );
+    // md5sum accepts only the MD5 lines of it.
+    let out = f.ours("md5sum", &refs(&os(&["-c", "multi.sum"])), b"");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("12 lines are improperly formatted"));
+}
+
+#[test]
+fn json_records() {
+    let f = Fixture::new();
+    let out = f.run(
+        Path::new(BIN),
+        "lanesum",
+        &[
+            OsStr::new("--json"),
+            OsStr::new("-a"),
+            OsStr::new("md5,blake3"),
+            OsStr::new("a"),
+            OsStr::from_bytes(b"bad\xffname"),
+            OsStr::new("missing"),
+        ],
+        b"",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with(&format!(
+        "{{\"path\":\"a\",\"size\":6,\"md5\":\"{HELLO_MD5}\",\"blake3\":\""
+    )));
+    assert!(lines[1].contains("\"path_bytes\":\"626164ff6e616d65\""));
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn b3sum_personality() {
+    let f = Fixture::new();
+    let out = f.ours("b3sum", &refs(&os(&["a", "new\nline", "missing"])), b"");
+    let h = "8e4c7c1b99dbfd50e7a95185fead5ee1448fa904a2fdd778eaf5f2dbfd629a99";
+    assert_eq!(
+        String::from_utf8(out.stdout.clone()).unwrap(),
+        format!("{h}  a\n\\{h}  new\\nline\n")
+    );
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "b3sum: missing: No such file or directory (os error 2)\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = f.ours("b3sum", &refs(&os(&["--no-names", "-l", "8", "a"])), b"");
+    assert_eq!(out.stdout, format!("{}\n", &h[..16]).as_bytes());
+    f.write(
+        "sums.b3",
+        format!("{h}  a\n\\{h}  new\\nline\n{h}  empty\nshort\n").as_bytes(),
+    );
+    let out = f.ours("b3sum", &refs(&os(&["-c", "sums.b3"])), b"");
+    assert_eq!(out.stdout, b"a: OK\n\\new\\nline: OK\nempty: FAILED\n");
+    assert_eq!(
+        out.stderr,
+        b"b3sum: Short line\nb3sum: WARNING: 2 computed checksums did NOT match\n"
+    );
+    let out = f.ours("b3sum", &refs(&os(&["-c", "-l", "8", "sums.b3"])), b"");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn closed_stdout_and_bad_input_do_not_panic() {
+    let f = Fixture::new();
+    f.write("big", &vec![0u8; 4 << 20]);
+    let mut child = Command::new(BIN)
+        .args(["big", "big", "big", "big"])
+        .current_dir(f.dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for args in [
+        &["-a", "blake3", "-l", "99999999999999999999999999"][..],
+        &["-l", "18446744073709551608", "-a", "blake3"],
+        &["-a", "blake2b-99999999"],
+        &["-c", "big"],
+        &["-a", ",,", "a"],
+    ] {
+        let out = f.run(Path::new(BIN), "lanesum", &refs(&os(args)), b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    }
+    let out = f.run(Path::new(BIN), "lanesum", &refs(&os(&["speed"])), b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.stderr, b"lanesum speed: not yet implemented\n");
+}
