@@ -106,36 +106,258 @@ fn ssig1_avx2(x: __m256i) -> __m256i {
     _mm256_xor_si256(r, l)
 }
 
-/// One SHA-512 round: `d` becomes the new e, `h` the new a. `bc` carries b^c in and a^b out.
-macro_rules! round {
-    ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident,
-     $bc:ident, $wk:expr) => {{
-        let s1 = $e.rotate_right(14) ^ $e.rotate_right(18) ^ $e.rotate_right(41);
-        let ch = (($f ^ $g) & $e) ^ $g;
-        let t1 = $h.wrapping_add($wk).wrapping_add(ch).wrapping_add(s1);
-        $d = $d.wrapping_add(t1);
-        let s0 = $a.rotate_right(28) ^ $a.rotate_right(34) ^ $a.rotate_right(39);
-        let ab = $a ^ $b;
-        let maj = (ab & $bc) ^ $b;
-        $bc = ab;
-        $h = t1.wrapping_add(maj).wrapping_add(s0);
-    }};
-}
-
 /// Eight rounds t0..t0+8 of block `lane` (0 or 1) from the W+K buffer.
+///
+/// Hand-scheduled so both dependency chains are 4 operations per round:
+/// `e' = ((d + h + wk) + Ch) + Σ1(e)` and
+/// `a' = e' + (b&c - d) + (a & (b^c)) + Σ0(a)` (Maj split into disjoint parts, with
+/// `b^c` and `b&c` carried from the previous round as `a^b`, `a&b`).
+/// LLVM reassociates the plain Rust form into a 5-cycle chain per round, hence the asm.
 macro_rules! rounds8 {
     ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident,
-     $bc:ident, $wk:expr, $lane:expr, $t0:expr) => {{
+     $bc:ident, $x:ident, $wk:expr, $lane:expr, $t0:expr) => {{
         let wk: &[u64; 160] = $wk;
-        let i = 2 * $t0 + 2 * $lane;
-        round!($a, $b, $c, $d, $e, $f, $g, $h, $bc, wk[i]);
-        round!($h, $a, $b, $c, $d, $e, $f, $g, $bc, wk[i + 1]);
-        round!($g, $h, $a, $b, $c, $d, $e, $f, $bc, wk[i + 4]);
-        round!($f, $g, $h, $a, $b, $c, $d, $e, $bc, wk[i + 5]);
-        round!($e, $f, $g, $h, $a, $b, $c, $d, $bc, wk[i + 8]);
-        round!($d, $e, $f, $g, $h, $a, $b, $c, $bc, wk[i + 9]);
-        round!($c, $d, $e, $f, $g, $h, $a, $b, $bc, wk[i + 12]);
-        round!($b, $c, $d, $e, $f, $g, $h, $a, $bc, wk[i + 13]);
+        let i: usize = 2 * $t0 + 2 * $lane;
+        assert!(i + 14 <= 160);
+        // SAFETY: reads the 8 words wk[i + {0,1,4,5,8,9,12,13}], in bounds by the assert;
+        // rbx is saved and restored on the stack; rorx needs BMI2, which the enclosing
+        // target_feature function has.
+        unsafe {
+            core::arch::asm!(
+            "push rbx",
+            "add r15, qword ptr [rdi + 0]",
+            "rorx rax, r12, 14",
+            "rorx rcx, r12, 18",
+            "mov rbx, r13",
+            "xor rbx, r14",
+            "sub rdx, r11",
+            "xor rax, rcx",
+            "rorx rcx, r12, 41",
+            "and rbx, r12",
+            "add r11, r15",
+            "xor rax, rcx",
+            "xor rbx, r14",
+            "add r11, rbx",
+            "add r11, rax",
+            "lea r15, [rdx + r11]",
+            "rorx rax, r8, 28",
+            "rorx rcx, r8, 34",
+            "and rsi, r8",
+            "xor rax, rcx",
+            "rorx rcx, r8, 39",
+            "add r15, rsi",
+            "xor rax, rcx",
+            "mov rsi, r8",
+            "xor rsi, r9",
+            "mov rdx, r8",
+            "and rdx, r9",
+            "add r15, rax",
+            "add r14, qword ptr [rdi + 8]",
+            "rorx rax, r11, 14",
+            "rorx rcx, r11, 18",
+            "mov rbx, r12",
+            "xor rbx, r13",
+            "sub rdx, r10",
+            "xor rax, rcx",
+            "rorx rcx, r11, 41",
+            "and rbx, r11",
+            "add r10, r14",
+            "xor rax, rcx",
+            "xor rbx, r13",
+            "add r10, rbx",
+            "add r10, rax",
+            "lea r14, [rdx + r10]",
+            "rorx rax, r15, 28",
+            "rorx rcx, r15, 34",
+            "and rsi, r15",
+            "xor rax, rcx",
+            "rorx rcx, r15, 39",
+            "add r14, rsi",
+            "xor rax, rcx",
+            "mov rsi, r15",
+            "xor rsi, r8",
+            "mov rdx, r15",
+            "and rdx, r8",
+            "add r14, rax",
+            "add r13, qword ptr [rdi + 32]",
+            "rorx rax, r10, 14",
+            "rorx rcx, r10, 18",
+            "mov rbx, r11",
+            "xor rbx, r12",
+            "sub rdx, r9",
+            "xor rax, rcx",
+            "rorx rcx, r10, 41",
+            "and rbx, r10",
+            "add r9, r13",
+            "xor rax, rcx",
+            "xor rbx, r12",
+            "add r9, rbx",
+            "add r9, rax",
+            "lea r13, [rdx + r9]",
+            "rorx rax, r14, 28",
+            "rorx rcx, r14, 34",
+            "and rsi, r14",
+            "xor rax, rcx",
+            "rorx rcx, r14, 39",
+            "add r13, rsi",
+            "xor rax, rcx",
+            "mov rsi, r14",
+            "xor rsi, r15",
+            "mov rdx, r14",
+            "and rdx, r15",
+            "add r13, rax",
+            "add r12, qword ptr [rdi + 40]",
+            "rorx rax, r9, 14",
+            "rorx rcx, r9, 18",
+            "mov rbx, r10",
+            "xor rbx, r11",
+            "sub rdx, r8",
+            "xor rax, rcx",
+            "rorx rcx, r9, 41",
+            "and rbx, r9",
+            "add r8, r12",
+            "xor rax, rcx",
+            "xor rbx, r11",
+            "add r8, rbx",
+            "add r8, rax",
+            "lea r12, [rdx + r8]",
+            "rorx rax, r13, 28",
+            "rorx rcx, r13, 34",
+            "and rsi, r13",
+            "xor rax, rcx",
+            "rorx rcx, r13, 39",
+            "add r12, rsi",
+            "xor rax, rcx",
+            "mov rsi, r13",
+            "xor rsi, r14",
+            "mov rdx, r13",
+            "and rdx, r14",
+            "add r12, rax",
+            "add r11, qword ptr [rdi + 64]",
+            "rorx rax, r8, 14",
+            "rorx rcx, r8, 18",
+            "mov rbx, r9",
+            "xor rbx, r10",
+            "sub rdx, r15",
+            "xor rax, rcx",
+            "rorx rcx, r8, 41",
+            "and rbx, r8",
+            "add r15, r11",
+            "xor rax, rcx",
+            "xor rbx, r10",
+            "add r15, rbx",
+            "add r15, rax",
+            "lea r11, [rdx + r15]",
+            "rorx rax, r12, 28",
+            "rorx rcx, r12, 34",
+            "and rsi, r12",
+            "xor rax, rcx",
+            "rorx rcx, r12, 39",
+            "add r11, rsi",
+            "xor rax, rcx",
+            "mov rsi, r12",
+            "xor rsi, r13",
+            "mov rdx, r12",
+            "and rdx, r13",
+            "add r11, rax",
+            "add r10, qword ptr [rdi + 72]",
+            "rorx rax, r15, 14",
+            "rorx rcx, r15, 18",
+            "mov rbx, r8",
+            "xor rbx, r9",
+            "sub rdx, r14",
+            "xor rax, rcx",
+            "rorx rcx, r15, 41",
+            "and rbx, r15",
+            "add r14, r10",
+            "xor rax, rcx",
+            "xor rbx, r9",
+            "add r14, rbx",
+            "add r14, rax",
+            "lea r10, [rdx + r14]",
+            "rorx rax, r11, 28",
+            "rorx rcx, r11, 34",
+            "and rsi, r11",
+            "xor rax, rcx",
+            "rorx rcx, r11, 39",
+            "add r10, rsi",
+            "xor rax, rcx",
+            "mov rsi, r11",
+            "xor rsi, r12",
+            "mov rdx, r11",
+            "and rdx, r12",
+            "add r10, rax",
+            "add r9, qword ptr [rdi + 96]",
+            "rorx rax, r14, 14",
+            "rorx rcx, r14, 18",
+            "mov rbx, r15",
+            "xor rbx, r8",
+            "sub rdx, r13",
+            "xor rax, rcx",
+            "rorx rcx, r14, 41",
+            "and rbx, r14",
+            "add r13, r9",
+            "xor rax, rcx",
+            "xor rbx, r8",
+            "add r13, rbx",
+            "add r13, rax",
+            "lea r9, [rdx + r13]",
+            "rorx rax, r10, 28",
+            "rorx rcx, r10, 34",
+            "and rsi, r10",
+            "xor rax, rcx",
+            "rorx rcx, r10, 39",
+            "add r9, rsi",
+            "xor rax, rcx",
+            "mov rsi, r10",
+            "xor rsi, r11",
+            "mov rdx, r10",
+            "and rdx, r11",
+            "add r9, rax",
+            "add r8, qword ptr [rdi + 104]",
+            "rorx rax, r13, 14",
+            "rorx rcx, r13, 18",
+            "mov rbx, r14",
+            "xor rbx, r15",
+            "sub rdx, r12",
+            "xor rax, rcx",
+            "rorx rcx, r13, 41",
+            "and rbx, r13",
+            "add r12, r8",
+            "xor rax, rcx",
+            "xor rbx, r15",
+            "add r12, rbx",
+            "add r12, rax",
+            "lea r8, [rdx + r12]",
+            "rorx rax, r9, 28",
+            "rorx rcx, r9, 34",
+            "and rsi, r9",
+            "xor rax, rcx",
+            "rorx rcx, r9, 39",
+            "add r8, rsi",
+            "xor rax, rcx",
+            "mov rsi, r9",
+            "xor rsi, r10",
+            "mov rdx, r9",
+            "and rdx, r10",
+            "add r8, rax",
+            "pop rbx",
+
+                inout("r8") $a,
+                inout("r9") $b,
+                inout("r10") $c,
+                inout("r11") $d,
+                inout("r12") $e,
+                inout("r13") $f,
+                inout("r14") $g,
+                inout("r15") $h,
+                inout("rsi") $bc,
+                inout("rdx") $x,
+                in("rdi") wk.as_ptr().add(i),
+                out("rax") _,
+                out("rcx") _,
+            );
+        }
     }};
 }
 
@@ -195,7 +417,7 @@ macro_rules! define_compress {
 
                 // Block 0, rounds 0..64, interleaved with schedule steps 8..40.
                 let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-                let mut bc = b ^ c;
+                let (mut bc, mut x) = (b ^ c, b & c);
                 for i in 0..4 {
                     let st = 8 + 8 * i;
                     // SAFETY: st+7 < 40 steps, each 4 words in the 160-word buffers.
@@ -205,18 +427,18 @@ macro_rules! define_compress {
                         sched!($sig0, $sig1, wk, st + 2, x2, x3, x6, x7, x1);
                         sched!($sig0, $sig1, wk, st + 3, x3, x4, x7, x0, x2);
                     }
-                    rounds8!(a, b, c, d, e, f, g, h, bc, &wk.0, 0, 16 * i);
+                    rounds8!(a, b, c, d, e, f, g, h, bc, x, &wk.0, 0, 16 * i);
                     unsafe {
                         sched!($sig0, $sig1, wk, st + 4, x4, x5, x0, x1, x3);
                         sched!($sig0, $sig1, wk, st + 5, x5, x6, x1, x2, x4);
                         sched!($sig0, $sig1, wk, st + 6, x6, x7, x2, x3, x5);
                         sched!($sig0, $sig1, wk, st + 7, x7, x0, x3, x4, x6);
                     }
-                    rounds8!(a, b, c, d, e, f, g, h, bc, &wk.0, 0, 16 * i + 8);
+                    rounds8!(a, b, c, d, e, f, g, h, bc, x, &wk.0, 0, 16 * i + 8);
                 }
-                rounds8!(a, b, c, d, e, f, g, h, bc, &wk.0, 0, 64);
-                rounds8!(a, b, c, d, e, f, g, h, bc, &wk.0, 0, 72);
-                let _ = bc;
+                rounds8!(a, b, c, d, e, f, g, h, bc, x, &wk.0, 0, 64);
+                rounds8!(a, b, c, d, e, f, g, h, bc, x, &wk.0, 0, 72);
+                let _ = (bc, x);
                 for (st, v) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
                     *st = st.wrapping_add(v);
                 }
@@ -225,12 +447,12 @@ macro_rules! define_compress {
                 }
                 // Block 1: all 80 rounds from the buffer.
                 let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-                let mut bc = b ^ c;
+                let (mut bc, mut x) = (b ^ c, b & c);
                 for i in 0..5 {
-                    rounds8!(a, b, c, d, e, f, g, h, bc, &wk.0, 1, 16 * i);
-                    rounds8!(a, b, c, d, e, f, g, h, bc, &wk.0, 1, 16 * i + 8);
+                    rounds8!(a, b, c, d, e, f, g, h, bc, x, &wk.0, 1, 16 * i);
+                    rounds8!(a, b, c, d, e, f, g, h, bc, x, &wk.0, 1, 16 * i + 8);
                 }
-                let _ = bc;
+                let _ = (bc, x);
                 for (st, v) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
                     *st = st.wrapping_add(v);
                 }
