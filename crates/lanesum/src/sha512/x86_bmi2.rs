@@ -384,8 +384,8 @@ macro_rules! define_compress {
         unsafe fn $name(state: &mut [u64; 8], blocks: &[u8]) {
             debug_assert_eq!(blocks.len() % 128, 0);
             let bswap = _mm256_setr_epi8(
-                7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
-                15, 14, 13, 12, 11, 10, 9, 8,
+                7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15,
+                14, 13, 12, 11, 10, 9, 8,
             );
             let mut wk = Wk([0; 160]);
             let mut pairs = blocks.chunks(256);
@@ -398,10 +398,8 @@ macro_rules! define_compress {
                         // SAFETY: p0 and p1 each point at a whole 128-byte block, j < 8;
                         // step j's 4 words lie inside the 160-word buffers.
                         unsafe {
-                            let v = _mm256_loadu2_m128i(
-                                p1.add(16 * $j).cast(),
-                                p0.add(16 * $j).cast(),
-                            );
+                            let v =
+                                _mm256_loadu2_m128i(p1.add(16 * $j).cast(), p0.add(16 * $j).cast());
                             let v = _mm256_shuffle_epi8(v, bswap);
                             let k = _mm256_load_si256(K2.0.as_ptr().add(4 * $j).cast());
                             _mm256_store_si256(
@@ -522,7 +520,11 @@ mod tests {
                 (Algorithm::Sha512_224, sha2::Sha512_224::digest(m).to_vec()),
                 (Algorithm::Sha512_256, sha2::Sha512_256::digest(m).to_vec()),
             ] {
-                assert_eq!(crate::hash(alg, m).as_bytes(), &want[..], "{alg:?} len {len}");
+                assert_eq!(
+                    crate::hash(alg, m).as_bytes(),
+                    &want[..],
+                    "{alg:?} len {len}"
+                );
             }
         }
     }
