@@ -9,8 +9,10 @@
 //! second block's 80 rounds then only load W+K from the buffer. An odd last block is paired
 //! with itself and only its first half is used.
 //!
-//! The rounds are unrolled by 16 with the state variables renamed instead of moved;
-//! `Maj(a,b,c) = ((a^b) & (b^c)) ^ b` reuses the previous round's `a^b` as `b^c`.
+//! The rounds are inline asm, eight per block with the state registers renamed instead of
+//! moved (see `rounds8!`). Measured (16 KiB / 1 MiB, GB/s per core, one process minute):
+//! this path 0.87-0.89 / 0.85-0.93 with the AVX-512VL schedule, 0.76-0.82 / 0.77-0.84
+//! with the AVX2 one; sha2 crate 0.66-0.72; `openssl dgst -sha512` 0.81-0.84 / 0.85-0.86.
 
 use std::sync::OnceLock;
 
