@@ -10,6 +10,8 @@ use crate::merkle_damgard::Family;
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86_bmi2;
 
 pub(crate) const IV_512: [u64; 8] = [
     0x6a09e667f3bcc908,
@@ -152,7 +154,14 @@ impl Family for Sha512 {
     }
 
     fn compress(state: &mut [u64; 8], blocks: &[u8]) {
-        if isa::active().avx2 {
+        let f = isa::active();
+        #[cfg(target_arch = "x86_64")]
+        if f.avx2 && x86_bmi2::has_bmi2() {
+            // Our rorx rounds with an AVX2 / AVX-512VL schedule.
+            x86_bmi2::compress(state, blocks);
+            return;
+        }
+        if f.avx2 {
             // The sha2 crate's compression uses AVX2 after its own CPU check.
             sha2::block_api::compress512(state, blocks.as_chunks::<128>().0);
         } else {
