@@ -41,10 +41,36 @@ fn run<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks: usize) {
 /// `vpshufb` mask reversing the bytes of each u64.
 const BSWAP64: [u8; 16] = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
 
+/// `vpshufb` mask rotating each u64 right by 8 bits: moves one of the schedule's rotates
+/// from port 0 (the only port for 512-bit shifts) to port 5.
+const ROR8: [u8; 16] = [1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8];
+
 macro_rules! ror {
     ($x:expr, $n:literal) => {
         _mm512_ror_epi64::<$n>($x)
     };
+}
+
+/// `a + b` as an instruction LLVM cannot see through. Without it LLVM reassociates the
+/// round's sums, distributing `h` into both the `e` and `a` sums (8 adds a round, not 7)
+/// and adding Σ1 early, which lengthens the `e` chain.
+macro_rules! add_opaque {
+    ($a:expr, $b:expr) => {{
+        let (a, b): (__m512i, __m512i) = ($a, $b);
+        let r: __m512i;
+        // SAFETY: a register-only AVX-512F instruction, inside a kernel that runs only on
+        // CPUs with AVX-512F; it touches no memory, stack or flags.
+        unsafe {
+            core::arch::asm!(
+                "vpaddq {r}, {a}, {b}",
+                r = lateout(zmm_reg) r,
+                a = in(zmm_reg) a,
+                b = in(zmm_reg) b,
+                options(pure, nomem, nostack, preserves_flags)
+            );
+        }
+        r
+    }};
 }
 
 /// One round for every set: updates `$d` and `$h` (the caller rotates the names).
@@ -59,7 +85,7 @@ macro_rules! round {
                 _mm512_ternarylogic_epi64::<0x96>(ror!(e, 14), ror!(e, 18), ror!(e, 41));
             let ch = _mm512_ternarylogic_epi64::<0xCA>(e, $f[s], $g[s]);
             let hkw = _mm512_add_epi64($h[s], _mm512_add_epi64($w[s], k));
-            let t1 = _mm512_add_epi64(_mm512_add_epi64(hkw, ch), big_s1);
+            let t1 = add_opaque!(_mm512_add_epi64(hkw, ch), big_s1);
             let big_s0 =
                 _mm512_ternarylogic_epi64::<0x96>(ror!(a, 28), ror!(a, 34), ror!(a, 39));
             let maj = _mm512_ternarylogic_epi64::<0xE8>(a, $b[s], $c[s]);
@@ -71,13 +97,14 @@ macro_rules! round {
 
 /// Schedule word `i + 16` into slot `i` of the rolling window, for every set.
 macro_rules! sched {
-    ($w:ident, $i:literal) => {{
+    ($w:ident, $i:literal, $ror8:ident) => {{
         for s in 0..S {
             let w15 = $w[($i + 1) & 15][s];
+            let ror8 = $ror8;
             let w2 = $w[($i + 14) & 15][s];
             let s0 = _mm512_ternarylogic_epi64::<0x96>(
                 ror!(w15, 1),
-                ror!(w15, 8),
+                _mm512_shuffle_epi8(w15, ror8),
                 _mm512_srli_epi64::<7>(w15),
             );
             let s1 = _mm512_ternarylogic_epi64::<0x96>(
@@ -95,19 +122,19 @@ macro_rules! sched {
 
 /// Sixteen rounds `16 * $j ..`, with the schedule step before each when `$sched`.
 macro_rules! rounds16 {
-    ($w:ident, $j:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident,
-     $g:ident, $h:ident, $($i:literal)*) => {{
-        rounds16!(@go $w, $j, [$a $b $c $d $e $f $g $h], $($i)*);
+    ($w:ident, $j:expr, $ror8:ident, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident,
+     $f:ident, $g:ident, $h:ident, $($i:literal)*) => {{
+        rounds16!(@go $w, $j, $ror8, [$a $b $c $d $e $f $g $h], $($i)*);
     }};
-    (@go $w:ident, $j:expr, [$a:ident $b:ident $c:ident $d:ident $e:ident $f:ident
-     $g:ident $h:ident], $i:literal $($rest:literal)*) => {{
+    (@go $w:ident, $j:expr, $ror8:ident, [$a:ident $b:ident $c:ident $d:ident $e:ident
+     $f:ident $g:ident $h:ident], $i:literal $($rest:literal)*) => {{
         if $j > 0 {
-            sched!($w, $i);
+            sched!($w, $i, $ror8);
         }
         round!($a, $b, $c, $d, $e, $f, $g, $h, $w[$i], K[16 * $j + $i]);
-        rounds16!(@go $w, $j, [$h $a $b $c $d $e $f $g], $($rest)*);
+        rounds16!(@go $w, $j, $ror8, [$h $a $b $c $d $e $f $g], $($rest)*);
     }};
-    (@go $w:ident, $j:expr, [$($x:ident)*], ) => {};
+    (@go $w:ident, $j:expr, $ror8:ident, [$($x:ident)*], ) => {};
 }
 
 /// Load word `i..i+8` of the 8 lanes of one set (`rows[l]` = lane `l`'s 8 words),
@@ -169,6 +196,8 @@ unsafe fn compress<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks:
     }
     // SAFETY: a 16-byte array read unaligned.
     let bswap = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(BSWAP64.as_ptr().cast()) });
+    // SAFETY: as above.
+    let ror8 = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(ROR8.as_ptr().cast()) });
     for blk in 0..nblocks {
         let off = blk * BLOCK;
         let mut w = [[zero; S]; 16];
@@ -189,7 +218,7 @@ unsafe fn compress<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks:
         }
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
         for j in 0..5usize {
-            rounds16!(w, j, a, b, c, d, e, f, g, h, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+            rounds16!(w, j, ror8, a, b, c, d, e, f, g, h, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
         }
         for (s0, v) in st.iter_mut().zip([a, b, c, d, e, f, g, h]) {
             for s in 0..S {
