@@ -15,6 +15,8 @@ use crate::isa::Features;
 use crate::lanes::LaneKernel;
 
 const BLOCK: usize = 128;
+/// How many blocks ahead of the current one to prefetch in each lane.
+const PREFETCH: usize = 4;
 
 /// The AVX-512 kernels this CPU can run under `features`.
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u64>> {
@@ -200,6 +202,14 @@ unsafe fn compress<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks:
     let ror8 = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(ROR8.as_ptr().cast()) });
     for blk in 0..nblocks {
         let off = blk * BLOCK;
+        // Inputs past the last-level cache stream from memory: fetch PREFETCH blocks ahead
+        // in every lane (wrapping_add: the address may lie past the slice; prefetches of
+        // any address are harmless).
+        for lane in blocks.iter().take(8 * S) {
+            let p = lane.as_ptr().wrapping_add(off + PREFETCH * BLOCK);
+            _mm_prefetch::<_MM_HINT_T0>(p.cast());
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64).cast());
+        }
         let mut w = [[zero; S]; 16];
         for s in 0..S {
             for half in 0..2 {
