@@ -13,7 +13,9 @@
 //! ~3.8 GB/s at 4 GHz). Extra sets add no parallelism the core can use, only spills (W
 //! for two sets no longer fits in 32 registers). Measured (GB/s per core, 64 x 16 KiB,
 //! shared machine, x1 = 0.7 in the same run): one set 3.4, two 3.2, three 2.8, four 2.5,
-//! five 2.2, six 1.8. Kept: `avx512x1` and `avx512x2`.
+//! five 2.2, six 1.8. Kept: `avx512x1` and `avx512x2`. Also tried and dropped: a 9th
+//! lane in general-purpose registers alongside one set (2.2: its ops steal the vector
+//! ports), `vpmultishiftqb` rotates on port 5 and full 80-round unrolling (no change).
 
 use core::arch::x86_64::*;
 
