@@ -390,8 +390,11 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
     let mut bsd_reversed = None;
     let mut line = Vec::new();
     let mut line_no: u64 = 0;
-    // Consecutive lines naming the same file are verified from one read of it.
+    // Consecutive lines naming the same file are verified from one read of it. Lines are
+    // gathered into a window whose files are hashed together (in SIMD lanes), then the
+    // window's results and warnings are reported in line order.
     let mut group: Vec<Entry> = Vec::new();
+    let mut window: Vec<Pending> = Vec::new();
     let mut read_failed = false;
     loop {
         line.clear();
@@ -421,25 +424,26 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
             Some(e) if !(is_stdin && e.name == b"-") => {
                 t.properly_formatted = true;
                 if group.first().is_some_and(|g| g.name != e.name) {
-                    verify_group(&mut group, opts, &mut t, rep);
+                    window.push(Pending::Group(std::mem::take(&mut group)));
                 }
                 group.push(e);
             }
             _ => {
-                verify_group(&mut group, opts, &mut t, rep);
-                t.misformatted += 1;
-                if opts.warn {
-                    let word = d.type_word();
-                    let sp = if word.is_empty() { "" } else { " " };
-                    rep.error(&format!(
-                        "{}: {line_no}: improperly formatted {word}{sp}checksum line",
-                        quotef(&shown, rep.utf8)
-                    ));
+                if !group.is_empty() {
+                    window.push(Pending::Group(std::mem::take(&mut group)));
                 }
+                window.push(Pending::Misformatted(line_no));
             }
         }
+        // A listed `-` reads stdin, which may be a terminal: verify what came before first.
+        if window.len() >= WINDOW_LINES || group.first().is_some_and(|g| g.name == b"-") {
+            verify_window(&mut window, &shown, d, opts, &mut t, rep);
+        }
     }
-    verify_group(&mut group, opts, &mut t, rep);
+    if !group.is_empty() {
+        window.push(Pending::Group(group));
+    }
+    verify_window(&mut window, &shown, d, opts, &mut t, rep);
     if read_failed {
         rep.error(&format!("{}: read error", quotef(&shown, rep.utf8)));
         return false;
@@ -488,30 +492,108 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
         && (!opts.strict || t.misformatted == 0)
 }
 
-/// Hash the group's file once under all its lines' algorithms and report each line.
-fn verify_group(group: &mut Vec<Entry>, opts: &Options, t: &mut Tally, rep: &mut Reporter) {
-    let Some(first) = group.first() else {
-        return;
+/// Lines verified together: enough files to fill every lane of every core.
+const WINDOW_LINES: usize = 4096;
+
+/// A check-file line awaiting its turn to be reported.
+enum Pending {
+    /// Consecutive lines naming one file.
+    Group(Vec<Entry>),
+    /// An improperly formatted line, by line number.
+    Misformatted(u64),
+}
+
+/// Hash every file of the window (each once, under all its lines' algorithms; files that
+/// share an algorithm set are hashed together through the lanes), then report the
+/// window's lines in order.
+fn verify_window(
+    window: &mut Vec<Pending>,
+    shown: &[u8],
+    d: &Dialect,
+    opts: &Options,
+    t: &mut Tally,
+    rep: &mut Reporter,
+) {
+    let group_algs = |g: &[Entry]| {
+        let mut algs: Vec<Algorithm> = Vec::new();
+        for e in g {
+            if !algs.contains(&e.alg) {
+                algs.push(e.alg);
+            }
+        }
+        algs
     };
-    let mut algs: Vec<Algorithm> = Vec::new();
-    for e in group.iter() {
-        if !algs.contains(&e.alg) {
-            algs.push(e.alg);
+    let groups: Vec<(usize, Vec<Algorithm>)> = window
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p {
+            Pending::Group(g) => Some((i, group_algs(g))),
+            Pending::Misformatted(_) => None,
+        })
+        .collect();
+    let mut results: Vec<Option<io::Result<hashing::Hashed>>> =
+        (0..window.len()).map(|_| None).collect();
+    let mut sets: Vec<&Vec<Algorithm>> = Vec::new();
+    for (_, algs) in &groups {
+        if !sets.contains(&algs) {
+            sets.push(algs);
         }
     }
-    let input = if first.name == b"-" {
-        Input::Stdin
-    } else {
-        Input::Path(std::ffi::OsStr::from_bytes(&first.name).to_os_string())
-    };
-    let inputs = [input];
-    let result = hashing::hash_inputs(&inputs, &algs)
-        .next()
-        .unwrap_or_else(|| Err(io::Error::other("no result")));
+    for algs in sets {
+        let members: Vec<usize> = groups
+            .iter()
+            .filter(|(_, a)| a == algs)
+            .map(|(i, _)| *i)
+            .collect();
+        let inputs: Vec<Input> = members
+            .iter()
+            .map(|&i| match &window[i] {
+                Pending::Group(g) if g[0].name == b"-" => Input::Stdin,
+                Pending::Group(g) => {
+                    Input::Path(std::ffi::OsStr::from_bytes(&g[0].name).to_os_string())
+                }
+                Pending::Misformatted(_) => unreachable!("only groups are members"),
+            })
+            .collect();
+        for (&i, r) in members.iter().zip(hashing::hash_inputs(&inputs, algs)) {
+            results[i] = Some(r);
+        }
+    }
+    for ((i, p), result) in window.drain(..).enumerate().zip(results) {
+        match p {
+            Pending::Misformatted(line_no) => {
+                t.misformatted += 1;
+                if opts.warn {
+                    let word = d.type_word();
+                    let sp = if word.is_empty() { "" } else { " " };
+                    rep.error(&format!(
+                        "{}: {line_no}: improperly formatted {word}{sp}checksum line",
+                        quotef(shown, rep.utf8)
+                    ));
+                }
+            }
+            Pending::Group(g) => {
+                let algs = &groups.iter().find(|(j, _)| *j == i).expect("group").1;
+                let result = result.unwrap_or_else(|| Err(io::Error::other("no result")));
+                report_group(g, algs, &result, opts, t, rep);
+            }
+        }
+    }
+}
+
+/// Report each line of one file's group against that file's digests.
+fn report_group(
+    group: Vec<Entry>,
+    algs: &[Algorithm],
+    result: &io::Result<hashing::Hashed>,
+    opts: &Options,
+    t: &mut Tally,
+    rep: &mut Reporter,
+) {
     let mut out = Vec::new();
-    for e in group.drain(..) {
+    for e in group {
         out.clear();
-        match &result {
+        match result {
             Err(err) if opts.ignore_missing && err.kind() == io::ErrorKind::NotFound => {}
             Err(err) => {
                 t.unreadable += 1;
