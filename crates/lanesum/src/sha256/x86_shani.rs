@@ -27,6 +27,11 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
+        LaneKernel::new("shani-x1", 1, 1.0, |st, b, n| {
+            let mut s: [u32; 8] = st.try_into().unwrap();
+            compress_one(&mut s, &b[0][..n * 64]);
+            st.copy_from_slice(&s);
+        }),
         LaneKernel::new("shani-x2", 2, 3.0, run::<2>),
         LaneKernel::new("shani-x3", 3, 3.2, run::<3>),
         LaneKernel::new("shani-x4", 4, 3.3, run::<4>),
