@@ -82,9 +82,10 @@ unsafe fn compress_n<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblock
     let rev = unsafe { _mm_loadu_si128(REV128.as_ptr().cast()) };
     for b in 0..nblocks {
         let (abcd0, e0) = (abcd, e);
-        let mut m = [[zero; 4]; N];
+        // The message schedule of the last eight groups: M[g] lives in m[s][g % 8].
+        let mut m = [[zero; 8]; N];
         for s in 0..N {
-            for (i, mi) in m[s].iter_mut().enumerate() {
+            for (i, mi) in m[s][..4].iter_mut().enumerate() {
                 let p = blocks[s][b * 64 + 16 * i..][..16].as_ptr();
                 // SAFETY: `p` points at 16 in-bounds bytes (sliced above); unaligned load.
                 *mi = _mm_shuffle_epi8(unsafe { _mm_loadu_si128(p.cast()) }, rev);
@@ -92,21 +93,32 @@ unsafe fn compress_n<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblock
         }
         // `prev[s]`: ABCD before the previous group; its A, rotated, is E now.
         let mut prev = [zero; N];
-        // Group `g` = rounds 4g..4g+3 with message words M[g % 4] (computed in place from
-        // the four previous groups for g >= 4) and boolean function g / 5.
+        // Group `g` = rounds 4g..4g+3 with message words M[g] and boolean function g / 5.
+        // M[4..8] come from sha1msg1/sha1msg2. From M[8] on, the equivalent recurrence
+        // W[t] = rol2(W[t-6] ^ W[t-16] ^ W[t-28] ^ W[t-32]) (t >= 32) has no dependency
+        // inside a group, so plain SSE computes it and leaves the SHA unit, the bottleneck
+        // with several streams, to the rounds.
         macro_rules! group {
             ($g:literal) => {
                 for s in 0..N {
                     let m = &mut m[s];
-                    if $g >= 4 {
-                        let t = _mm_sha1msg1_epu32(m[$g % 4], m[($g + 1) % 4]);
-                        let t = _mm_xor_si128(t, m[($g + 2) % 4]);
-                        m[$g % 4] = _mm_sha1msg2_epu32(t, m[($g + 3) % 4]);
+                    if $g >= 8 {
+                        // W[4g-6..4g-2]: the low half of M[g-2], then the high half of M[g-1].
+                        let v = _mm_alignr_epi8::<8>(m[($g + 6) % 8], m[($g + 7) % 8]);
+                        let x = _mm_xor_si128(
+                            _mm_xor_si128(v, m[($g + 4) % 8]),
+                            _mm_xor_si128(m[($g + 1) % 8], m[$g % 8]),
+                        );
+                        m[$g % 8] = _mm_or_si128(_mm_slli_epi32::<2>(x), _mm_srli_epi32::<30>(x));
+                    } else if $g >= 4 {
+                        let t = _mm_sha1msg1_epu32(m[$g - 4], m[$g - 3]);
+                        let t = _mm_xor_si128(t, m[$g - 2]);
+                        m[$g] = _mm_sha1msg2_epu32(t, m[$g - 1]);
                     }
                     let we = if $g == 0 {
                         _mm_add_epi32(e[s], m[0])
                     } else {
-                        _mm_sha1nexte_epu32(prev[s], m[$g % 4])
+                        _mm_sha1nexte_epu32(prev[s], m[$g % 8])
                     };
                     prev[s] = abcd[s];
                     abcd[s] = _mm_sha1rnds4_epu32::<{ $g / 5 }>(abcd[s], we);
