@@ -35,12 +35,15 @@ impl Family for Sha1 {
     }
 
     fn compress(state: &mut [u32; 5], blocks: &[u8]) {
-        if isa::active().shani {
-            // The sha1 crate's compression uses SHA-NI after its own CPU check.
-            sha1::block_api::compress(state, blocks.as_chunks::<64>().0);
-        } else {
-            compress_portable(state, blocks);
+        // Our SHA-NI single stream (~10% faster than the sha1 crate's: its late message
+        // schedule leaves the SHA unit to the rounds) when the active level allows it.
+        let features = isa::active();
+        #[cfg(target_arch = "x86_64")]
+        if let Some(f) = x86_shani::single(features) {
+            return f(state, blocks);
         }
+        let _ = features;
+        compress_portable(state, blocks);
     }
 
     fn single_gbps(features: Features) -> f32 {
