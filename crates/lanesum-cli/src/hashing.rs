@@ -189,7 +189,10 @@ mod tests {
             }
         }
         assert_eq!(out[1].as_ref().unwrap_err().kind(), io::ErrorKind::NotFound);
-        assert_eq!(out[2].as_ref().unwrap_err().raw_os_error(), Some(libc::EISDIR));
+        assert_eq!(
+            out[2].as_ref().unwrap_err().raw_os_error(),
+            Some(libc::EISDIR)
+        );
     }
 
     /// Many files of every small size in one window, in order, errors in place.

@@ -643,7 +643,14 @@ fn closed_stdout_and_bad_input_do_not_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
     }
-    let out = f.run(Path::new(BIN), "lanesum", &refs(&os(&["speed", "-a", "md4"])), b"");
+    let out = f.run(
+        Path::new(BIN),
+        "lanesum",
+        &refs(&os(&["speed", "-a", "md4"])),
+        b"",
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("lanesum speed: unknown algorithm 'md4'"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("lanesum speed: unknown algorithm 'md4'")
+    );
 }

@@ -5,6 +5,8 @@
 //! tail buffer, and once the queue is empty it moves the remaining messages to whichever
 //! kernel is fastest for that many (down to SHA-NI or scalar single-stream).
 
+use std::sync::OnceLock;
+
 use crate::isa::{self, Features};
 use crate::lanes::LaneKernel;
 use crate::md5::{self, Md5};
@@ -119,25 +121,44 @@ fn family(alg: Algorithm) -> Option<Fam> {
 }
 
 fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Option<Vec<Digest>> {
+    /// The kernel list of one family under the process's features, built once.
+    type Cache<W> = OnceLock<Vec<LaneKernel<W>>>;
+    static MD5: Cache<u32> = OnceLock::new();
+    static SHA1: Cache<u32> = OnceLock::new();
+    static SHA256: Cache<u32> = OnceLock::new();
+    static SHA512: Cache<u64> = OnceLock::new();
+
     fn go<F: Family>(
+        cache: &'static Cache<F::Word>,
+        alg: Algorithm,
         iv: F::State,
-        n: usize,
         msgs: &[&[u8]],
         f: Features,
         forced: Option<&str>,
     ) -> Option<Vec<Digest>> {
-        Batch::<F>::run(iv, n, msgs, &merkle_damgard::kernels::<F>(f), forced)
+        let built;
+        let kernels: &[LaneKernel<F::Word>] = if f == isa::active() {
+            cache.get_or_init(|| merkle_damgard::kernels::<F>(f))
+        } else {
+            built = merkle_damgard::kernels::<F>(f);
+            &built
+        };
+        // Too few messages for any multi-lane kernel to win: skip the lane bookkeeping
+        // so a lone message costs what the single-stream path costs.
+        if forced.is_none() && best(kernels, msgs.len()).lanes == 1 {
+            return Some(msgs.iter().map(|m| hash(alg, m)).collect());
+        }
+        Batch::<F>::run(iv, alg.digest_len(), msgs, kernels, forced)
     }
-    let n = alg.digest_len();
     match alg {
-        Algorithm::Md5 => go::<Md5>(md5::IV, n, msgs, f, forced),
-        Algorithm::Sha1 => go::<Sha1>(sha1::IV, n, msgs, f, forced),
-        Algorithm::Sha224 => go::<Sha256>(sha256::IV_224, n, msgs, f, forced),
-        Algorithm::Sha256 => go::<Sha256>(sha256::IV_256, n, msgs, f, forced),
-        Algorithm::Sha384 => go::<Sha512>(sha512::IV_384, n, msgs, f, forced),
-        Algorithm::Sha512 => go::<Sha512>(sha512::IV_512, n, msgs, f, forced),
-        Algorithm::Sha512_224 => go::<Sha512>(sha512::IV_512_224, n, msgs, f, forced),
-        Algorithm::Sha512_256 => go::<Sha512>(sha512::IV_512_256, n, msgs, f, forced),
+        Algorithm::Md5 => go::<Md5>(&MD5, alg, md5::IV, msgs, f, forced),
+        Algorithm::Sha1 => go::<Sha1>(&SHA1, alg, sha1::IV, msgs, f, forced),
+        Algorithm::Sha224 => go::<Sha256>(&SHA256, alg, sha256::IV_224, msgs, f, forced),
+        Algorithm::Sha256 => go::<Sha256>(&SHA256, alg, sha256::IV_256, msgs, f, forced),
+        Algorithm::Sha384 => go::<Sha512>(&SHA512, alg, sha512::IV_384, msgs, f, forced),
+        Algorithm::Sha512 => go::<Sha512>(&SHA512, alg, sha512::IV_512, msgs, f, forced),
+        Algorithm::Sha512_224 => go::<Sha512>(&SHA512, alg, sha512::IV_512_224, msgs, f, forced),
+        Algorithm::Sha512_256 => go::<Sha512>(&SHA512, alg, sha512::IV_512_256, msgs, f, forced),
         _ => match forced {
             Some(k) if k != "x1" => None,
             _ => Some(msgs.iter().map(|m| hash(alg, m)).collect()),

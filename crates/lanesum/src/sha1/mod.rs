@@ -48,7 +48,7 @@ impl Family for Sha1 {
 
     fn single_gbps(features: Features) -> f32 {
         if features.shani {
-            2.0
+            2.4
         } else {
             0.8
         }

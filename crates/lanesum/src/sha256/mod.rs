@@ -131,7 +131,7 @@ impl Family for Sha256 {
 
     fn single_gbps(features: Features) -> f32 {
         if features.shani {
-            1.8
+            2.0
         } else {
             0.35
         }

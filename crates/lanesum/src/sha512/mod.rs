@@ -170,10 +170,10 @@ impl Family for Sha512 {
     }
 
     fn single_gbps(features: Features) -> f32 {
-        if features.avx2 {
-            0.9
-        } else {
-            0.6
+        match (features.avx512, features.avx2) {
+            (true, _) => 0.9,
+            (false, true) => 0.8,
+            _ => 0.45,
         }
     }
 
