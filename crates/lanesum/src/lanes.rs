@@ -67,9 +67,13 @@ impl<W: Copy + 'static> LaneKernel<W> {
         (self.compress)(state, blocks, nblocks)
     }
 
-    /// Throughput this kernel offers with `busy` of its lanes holding real messages.
-    pub(crate) fn rate_with(&self, busy: usize) -> f32 {
-        self.est_gbps * busy.min(self.lanes) as f32 / self.lanes as f32
+    /// Throughput this kernel offers for `n` similar messages: they run in
+    /// `ceil(n / lanes)` rounds, the last one partly empty. (With 17 messages a 16-lane
+    /// kernel would run the 17th almost alone, so a 32-lane one is better.)
+    pub(crate) fn rate_with(&self, n: usize) -> f32 {
+        let n = n.max(1);
+        let slots = n.div_ceil(self.lanes) * self.lanes;
+        self.est_gbps * n as f32 / slots as f32
     }
 }
 
