@@ -22,6 +22,8 @@ pub mod isa;
 mod lanes;
 mod merkle_damgard;
 
+mod blake2;
+mod blake3;
 mod md5;
 mod sha1;
 mod sha256;
