@@ -47,44 +47,63 @@ pub(crate) const SCHEDULE: [[usize; 16]; 7] = {
     s
 };
 
-/// One kernel call: `steps` compressions in each of `N` lanes.
+/// `left` of a lane with no job: never the minimum while any lane is busy.
+pub(crate) const IDLE: u32 = u32::MAX;
+
+/// What idle lanes read (a job has at most 16 blocks, so a call at most 16 steps).
+static ZEROS: [u8; CHUNK_LEN] = [0; CHUNK_LEN];
+
+/// The lanes between kernel calls, word-major (`x[l]` is lane `l`'s value).
 ///
-/// Within a call no lane finishes a job before the last step, so every block before the last
-/// is a full 64-byte block of the lane's data: block `s < steps - 1` of lane `l` is
-/// `blocks[l][64 * s..][..64]` and the last step's block is `last[l]` (zero-padded past
-/// `last_len[l]`). Idle lanes repeat another lane's inputs.
-pub(crate) struct Plan<'a, const N: usize> {
-    pub(crate) steps: usize,
-    /// Lane data, at least `64 * (steps - 1)` bytes.
+/// A kernel call runs `steps` compressions in every lane. A lane *ends* in the call when
+/// `left[l] == steps`: its last step compresses [`LaneState::last_block`] with `last_len`
+/// and `flags | end_flags`. Every other block is full and read from `blocks[l]` (block `s`
+/// at `64 * s`). Step 0 adds `start_flags`.
+pub(crate) struct LaneState<'a, const N: usize> {
+    /// Chaining values, `cv[w][l]`.
+    pub(crate) cv: [[u32; N]; 8],
+    /// Lane data from the next block on.
     pub(crate) blocks: [&'a [u8]; N],
-    /// The block of the last step.
-    pub(crate) last: [&'a [u8; BLOCK_LEN]; N],
+    /// The job's final block, or `None` when it is partial and zero-padded in `pads[l]`.
+    pub(crate) last: [Option<&'a [u8; BLOCK_LEN]>; N],
+    pub(crate) pads: [[u8; BLOCK_LEN]; N],
+    /// Blocks left in the lane's job ([`IDLE`] when it has none).
+    pub(crate) left: [u32; N],
     pub(crate) counter_lo: [u32; N],
     pub(crate) counter_hi: [u32; N],
     /// Flags of every step.
     pub(crate) flags: [u32; N],
-    /// Flags added in the first step (`CHUNK_START` when the lane's job begins here).
+    /// Flags added in step 0 (`CHUNK_START` for a job that begins there).
     pub(crate) start_flags: [u32; N],
-    /// Flags added in the last step (`CHUNK_END`, `ROOT` when the lane's job ends here).
+    /// Flags added in the final block (`CHUNK_END`, `ROOT`).
     pub(crate) end_flags: [u32; N],
-    /// `block_len` of the last step (all earlier blocks are full).
+    /// `block_len` of the final block.
     pub(crate) last_len: [u32; N],
 }
 
-impl<const N: usize> Plan<'_, N> {
-    /// The bounds a kernel relies on; checked once per call.
-    pub(crate) fn check(&self) {
-        assert!(self.steps >= 1);
-        let need = BLOCK_LEN * (self.steps - 1);
-        assert!(self.blocks.iter().all(|b| b.len() >= need));
+impl<const N: usize> LaneState<'_, N> {
+    /// The bounds a kernel relies on for a call of `steps`; checked once per call.
+    pub(crate) fn check(&self, steps: usize) {
+        assert!(steps >= 1);
+        for (b, &left) in self.blocks.iter().zip(&self.left) {
+            let ends = left as usize == steps;
+            assert!(b.len() >= BLOCK_LEN * (steps - ends as usize));
+        }
+    }
+
+    /// Lane `l`'s final block.
+    #[inline]
+    pub(crate) fn last_block(&self, l: usize) -> &[u8; BLOCK_LEN] {
+        self.last[l].unwrap_or(&self.pads[l])
     }
 }
 
-/// A lanes kernel: `cv` (word-major: `cv[w][l]`) is the chaining value in and out; after the
-/// call `hi[w][l]` holds output words `8 + w` of each lane's last compression (the first 8
-/// are the new `cv`), which extended root output needs.
+/// A lanes kernel: `steps` compressions per lane (see [`LaneState`]). Afterwards `out[l]`
+/// holds the 16 output words of lane `l`'s last compression (the first 8 are its chaining
+/// value; all 16 are root output when `ROOT` was set), and `cv` holds the new chaining
+/// values of lanes that go on and [`IV`] for lanes that ended, ready for their next job.
 pub(crate) type LanesFn<const N: usize> =
-    fn(cv: &mut [[u32; N]; 8], hi: &mut [[u32; N]; 8], plan: &Plan<'_, N>);
+    fn(state: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]);
 
 /// Where a finished job's result goes.
 #[derive(Clone, Copy)]
@@ -112,127 +131,82 @@ impl Job<'_> {
     }
 }
 
-/// A lane's job and how many of its blocks are done.
-#[derive(Clone, Copy)]
-struct Lane<'a> {
-    job: Job<'a>,
-    done: usize,
-}
-
-/// Runs jobs through an `N`-lane kernel, refilling lanes as they finish.
+/// Runs jobs through an `N`-lane kernel, refilling each lane as soon as its job ends.
 struct Runner<const N: usize> {
     kernel: LanesFn<N>,
-    cv: [[u32; N]; 8],
-    hi: [[u32; N]; 8],
-    pads: [[u8; BLOCK_LEN]; N],
+    out: [[u32; 16]; N],
 }
 
 impl<const N: usize> Runner<N> {
     fn new(kernel: LanesFn<N>) -> Self {
         Runner {
             kernel,
-            cv: [[0; N]; 8],
-            hi: [[0; N]; 8],
+            out: [[0; 16]; N],
+        }
+    }
+
+    /// Compress every job; `finish(dest, words)` gets each job's 16 output words.
+    fn run<'a>(&mut self, jobs: &[Job<'a>], mut finish: impl FnMut(Dest, &[u32; 16])) {
+        let mut st = LaneState::<'a, N> {
+            cv: core::array::from_fn(|w| [IV[w]; N]),
+            blocks: [&ZEROS[..]; N],
+            last: [Some(ZEROS.first_chunk().expect("64 zeros")); N],
             pads: [[0; BLOCK_LEN]; N],
-        }
-    }
-
-    /// Compress every job; `finish(dest, words)` gets each job's 16 output words (only the
-    /// first 8 are meaningful unless the job's last block carried `ROOT`).
-    fn run<'a>(
-        &mut self,
-        mut jobs: impl Iterator<Item = Job<'a>>,
-        mut finish: impl FnMut(Dest, &[u32; 16]),
-    ) {
-        let mut lanes: [Option<Lane<'a>>; N] = [None; N];
-        let mut take = |lane: &mut Option<Lane<'a>>, cv: &mut [[u32; N]; 8], l: usize| {
-            *lane = jobs.next().map(|job| Lane { job, done: 0 });
-            if lane.is_some() {
-                for (w, row) in cv.iter_mut().enumerate() {
-                    row[l] = IV[w];
-                }
-            }
+            left: [IDLE; N],
+            counter_lo: [0; N],
+            counter_hi: [0; N],
+            flags: [0; N],
+            start_flags: [0; N],
+            end_flags: [0; N],
+            last_len: [0; N],
         };
-        for (l, lane) in lanes.iter_mut().enumerate() {
-            take(lane, &mut self.cv, l);
-        }
-        while let Some(first) = lanes.iter().flatten().next().copied() {
-            let steps = lanes
-                .iter()
-                .flatten()
-                .map(|ln| ln.job.nblocks() - ln.done)
-                .min()
-                .expect("an active lane");
-            // Padded last blocks of the lanes that end in this call.
-            for (lane, pad) in lanes.iter().zip(self.pads.iter_mut()) {
-                if let Some(ln) = lane {
-                    let n = ln.job.nblocks();
-                    let tail = &ln.job.data[(n - 1) * BLOCK_LEN..];
-                    if n - ln.done == steps && tail.len() < BLOCK_LEN {
-                        pad[..tail.len()].copy_from_slice(tail);
-                        pad[tail.len()..].fill(0);
-                    }
-                }
+        let mut dests = [Dest::Cv(0); N];
+        let mut jobs = jobs.iter();
+        let mut assign = |st: &mut LaneState<'a, N>, dests: &mut [Dest; N], l: usize| {
+            let Some(job) = jobs.next() else {
+                st.left[l] = IDLE;
+                st.blocks[l] = &ZEROS[..];
+                st.last[l] = ZEROS.first_chunk();
+                return;
+            };
+            let n = job.nblocks();
+            let tail = &job.data[(n - 1) * BLOCK_LEN..];
+            st.blocks[l] = job.data;
+            st.last[l] = tail.first_chunk::<BLOCK_LEN>();
+            if st.last[l].is_none() {
+                st.pads[l][..tail.len()].copy_from_slice(tail);
+                st.pads[l][tail.len()..].fill(0);
             }
-            let plan = plan(&self.pads, &lanes, first, steps);
-            (self.kernel)(&mut self.cv, &mut self.hi, &plan);
-            for (l, lane) in lanes.iter_mut().enumerate() {
-                let Some(ln) = lane else { continue };
-                ln.done += steps;
-                if ln.done == ln.job.nblocks() {
-                    let mut words = [0u32; 16];
-                    for w in 0..8 {
-                        words[w] = self.cv[w][l];
-                        words[w + 8] = self.hi[w][l];
-                    }
-                    finish(ln.job.dest, &words);
-                    take(lane, &mut self.cv, l);
-                }
-            }
-        }
-    }
-}
-
-/// The kernel inputs for the next `steps` blocks of every lane (`idle` fills empty lanes).
-fn plan<'p, const N: usize>(
-    pads: &'p [[u8; BLOCK_LEN]; N],
-    lanes: &[Option<Lane<'p>>; N],
-    idle: Lane<'p>,
-    steps: usize,
-) -> Plan<'p, N> {
-    let mut plan = Plan {
-        steps,
-        blocks: [&[][..]; N],
-        last: [&pads[0]; N],
-        counter_lo: [0; N],
-        counter_hi: [0; N],
-        flags: [0; N],
-        start_flags: [0; N],
-        end_flags: [0; N],
-        last_len: [0; N],
-    };
-    for (l, lane) in lanes.iter().enumerate() {
-        let ln = lane.as_ref().unwrap_or(&idle);
-        let job = &ln.job;
-        let n = job.nblocks();
-        let ends = n - ln.done == steps;
-        let last_block = ln.done + steps - 1;
-        let tail = &job.data[(last_block * BLOCK_LEN).min(job.data.len())..];
-        plan.blocks[l] = &job.data[(ln.done * BLOCK_LEN).min(job.data.len())..];
-        plan.last[l] = match tail.first_chunk::<BLOCK_LEN>() {
-            Some(b) => b,
-            // Only the lane's own tail was copied, and only if it ends here; an idle
-            // lane repeating it may see any pad, which is fine.
-            None => &pads[if lane.is_some() { l } else { 0 }],
+            st.left[l] = n as u32;
+            st.counter_lo[l] = job.counter as u32;
+            st.counter_hi[l] = (job.counter >> 32) as u32;
+            st.flags[l] = job.flags;
+            st.start_flags[l] = job.start_flags;
+            st.end_flags[l] = job.end_flags;
+            st.last_len[l] = tail.len() as u32;
+            dests[l] = job.dest;
         };
-        plan.counter_lo[l] = job.counter as u32;
-        plan.counter_hi[l] = (job.counter >> 32) as u32;
-        plan.flags[l] = job.flags;
-        plan.start_flags[l] = if ln.done == 0 { job.start_flags } else { 0 };
-        plan.end_flags[l] = if ends { job.end_flags } else { 0 };
-        plan.last_len[l] = tail.len().min(BLOCK_LEN) as u32;
+        for l in 0..N {
+            assign(&mut st, &mut dests, l);
+        }
+        loop {
+            let steps = st.left.iter().copied().min().unwrap_or(IDLE);
+            if steps == IDLE {
+                break;
+            }
+            (self.kernel)(&mut st, steps as usize, &mut self.out);
+            st.start_flags = [0; N];
+            for l in 0..N {
+                if st.left[l] == steps {
+                    finish(dests[l], &self.out[l]);
+                    assign(&mut st, &mut dests, l);
+                } else if st.left[l] != IDLE {
+                    st.left[l] -= steps;
+                    st.blocks[l] = &st.blocks[l][BLOCK_LEN * steps as usize..];
+                }
+            }
+        }
     }
-    plan
 }
 
 /// The `blake3` crate's output of `out_len` bytes for one message.
@@ -337,11 +311,12 @@ pub(crate) fn hash_many_lanes<const N: usize>(
         })
         .collect();
     tails.sort_by_key(|&(i, c)| std::cmp::Reverse(chunk_job(i, c).nblocks()));
-    runner.run(
-        full.chain(tails.iter().copied())
-            .map(|(i, c)| chunk_job(i, c)),
-        |dest, w| store(&mut level, &mut roots, dest, w),
-    );
+    let jobs: Vec<Job> = full
+        .chain(tails.iter().copied())
+        .map(|(i, c)| chunk_job(i, c))
+        .collect();
+    runner.run(&jobs, |dest, w| store(&mut level, &mut roots, dest, w));
+    drop(jobs);
 
     // Phase 2: parents, one level of every message per round.
     let mut busy: Vec<usize> = (0..msgs.len()).filter(|&i| count[i] > 1).collect();
@@ -373,9 +348,7 @@ pub(crate) fn hash_many_lanes<const N: usize>(
             count[i] = n.div_ceil(2);
             next_offset += count[i];
         }
-        runner.run(jobs.into_iter(), |dest, w| {
-            store(&mut next, &mut roots, dest, w)
-        });
+        runner.run(&jobs, |dest, w| store(&mut next, &mut roots, dest, w));
         level = next;
         busy.retain(|&i| count[i] > 1);
     }
@@ -399,12 +372,13 @@ pub(crate) fn hash_many_lanes<const N: usize>(
 /// Portable lanes: plain arrays of `N` words per state word, which LLVM vectorizes with
 /// whatever the baseline target has (SSE2 on x86-64, NEON on aarch64).
 pub(crate) fn portable_lanes<const N: usize>(
-    cv: &mut [[u32; N]; 8],
-    hi: &mut [[u32; N]; 8],
-    plan: &Plan<'_, N>,
+    st: &mut LaneState<'_, N>,
+    steps: usize,
+    out: &mut [[u32; 16]; N],
 ) {
-    plan.check();
+    st.check(steps);
     type Row<const N: usize> = [u32; N];
+    #[inline(always)]
     fn g<const N: usize>(v: &mut [Row<N>; 16], [a, b, c, d]: [usize; 4], x: &Row<N>, y: &Row<N>) {
         for l in 0..N {
             v[a][l] = v[a][l].wrapping_add(v[b][l]).wrapping_add(x[l]);
@@ -427,35 +401,39 @@ pub(crate) fn portable_lanes<const N: usize>(
         [2, 7, 8, 13],
         [3, 4, 9, 14],
     ];
-    for s in 0..plan.steps {
-        let last = s + 1 == plan.steps;
+    let ends: [bool; N] = core::array::from_fn(|l| st.left[l] as usize == steps);
+    for s in 0..steps {
+        let last = s + 1 == steps;
         let mut m = [[0u32; N]; 16];
         for l in 0..N {
-            let block: &[u8] = if last {
-                plan.last[l]
+            let block: &[u8; BLOCK_LEN] = if last && ends[l] {
+                st.last_block(l)
             } else {
-                &plan.blocks[l][BLOCK_LEN * s..BLOCK_LEN * (s + 1)]
+                st.blocks[l][BLOCK_LEN * s..]
+                    .first_chunk()
+                    .expect("checked")
             };
             for (w, bytes) in block.chunks_exact(4).enumerate() {
                 m[w][l] = u32::from_le_bytes(bytes.try_into().unwrap());
             }
         }
         let mut v = [[0u32; N]; 16];
-        v[..8].copy_from_slice(&cv[..]);
+        v[..8].copy_from_slice(&st.cv[..]);
         for w in 0..4 {
             v[8 + w] = [IV[w]; N];
         }
-        v[12] = plan.counter_lo;
-        v[13] = plan.counter_hi;
+        v[12] = st.counter_lo;
+        v[13] = st.counter_hi;
         for l in 0..N {
-            v[14][l] = if last {
-                plan.last_len[l]
+            let end = last && ends[l];
+            v[14][l] = if end {
+                st.last_len[l]
             } else {
                 BLOCK_LEN as u32
             };
-            v[15][l] = plan.flags[l]
-                | if s == 0 { plan.start_flags[l] } else { 0 }
-                | if last { plan.end_flags[l] } else { 0 };
+            v[15][l] = st.flags[l]
+                | if s == 0 { st.start_flags[l] } else { 0 }
+                | if end { st.end_flags[l] } else { 0 };
         }
         for sched in &SCHEDULE {
             for (k, gs) in GS.iter().enumerate() {
@@ -465,9 +443,17 @@ pub(crate) fn portable_lanes<const N: usize>(
         for w in 0..8 {
             for l in 0..N {
                 if last {
-                    hi[w][l] = v[w + 8][l] ^ cv[w][l];
+                    out[l][w + 8] = v[w + 8][l] ^ st.cv[w][l];
                 }
-                cv[w][l] = v[w][l] ^ v[w + 8][l];
+                st.cv[w][l] = v[w][l] ^ v[w + 8][l];
+            }
+        }
+    }
+    for l in 0..N {
+        for w in 0..8 {
+            out[l][w] = st.cv[w][l];
+            if ends[l] {
+                st.cv[w][l] = IV[w];
             }
         }
     }
@@ -630,6 +616,91 @@ mod tests {
             for m in &msgs {
                 check(name, &f, std::slice::from_ref(m), 64);
             }
+        }
+    }
+}
+
+/// Throughput, single-threaded, in one process:
+/// `cargo test --release -p lanesum --lib blake3::many::bench -- --ignored --nocapture`.
+#[cfg(test)]
+mod bench {
+    use super::*;
+    use std::time::Instant;
+
+    /// Best GB/s of `f` over many ~3 ms windows (the machine is shared: the best window
+    /// is the one that had a core to itself).
+    pub(super) fn gbps(bytes: usize, mut f: impl FnMut()) -> f64 {
+        let mut reps = 1;
+        loop {
+            let t = Instant::now();
+            for _ in 0..reps {
+                f();
+            }
+            if t.elapsed().as_secs_f64() > 0.003 {
+                break;
+            }
+            reps *= 2;
+        }
+        (0..60)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    f();
+                }
+                (bytes * reps) as f64 / t.elapsed().as_secs_f64() / 1e9
+            })
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    #[ignore]
+    fn bench() {
+        let f = crate::isa::active();
+        let mut paths: Vec<(&str, Box<dyn Fn(&[&[u8]]) -> Vec<Digest>>)> = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(k) = super::super::x86_avx512::kernel(f) {
+                paths.push(("avx512x16", Box::new(move |m| hash_many_lanes(m, 32, k))));
+            }
+            if let Some(k) = super::super::x86_avx2::kernel(f) {
+                paths.push(("avx2x8", Box::new(move |m| hash_many_lanes(m, 32, k))));
+            }
+        }
+        paths.push((
+            "portable8",
+            Box::new(|m| hash_many_lanes::<8>(m, 32, portable_lanes::<8>)),
+        ));
+        print!("{:>8} {:>5} {:>9}", "size", "msgs", "crate x1");
+        for (name, _) in &paths {
+            print!(" {name:>10}");
+        }
+        println!("   (GB/s per core)");
+        for (size, n) in [
+            (64, 64),
+            (1024, 64),
+            (4096, 64),
+            (16 << 10, 64),
+            (64 << 10, 64),
+            (256 << 10, 8),
+        ] {
+            let msgs: Vec<Vec<u8>> = (0..n)
+                .map(|i| (0..size).map(|j| (i * 31 + j * 7) as u8).collect())
+                .collect();
+            let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+            let bytes = size * n;
+            let base = gbps(bytes, || {
+                for m in &refs {
+                    std::hint::black_box(blake3::hash(m));
+                }
+            });
+            print!("{size:>8} {n:>5} {base:>9.2}");
+            for (_, p) in &paths {
+                let g = gbps(bytes, || {
+                    std::hint::black_box(p(&refs));
+                });
+                print!(" {g:>10.2}");
+            }
+            println!();
         }
     }
 }

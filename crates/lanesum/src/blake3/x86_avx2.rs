@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::many::{LanesFn, Plan, SCHEDULE};
+use super::many::{LaneState, LanesFn, SCHEDULE};
 use super::{BLOCK_LEN, IV};
 use crate::isa::Features;
 
@@ -22,12 +22,12 @@ pub(crate) fn kernel(features: Features) -> Option<LanesFn<N>> {
 }
 
 /// Only reachable through [`kernel`], which checked the CPU features.
-fn compress_lanes(cv: &mut [[u32; N]; 8], hi: &mut [[u32; N]; 8], plan: &Plan<'_, N>) {
-    plan.check();
+fn compress_lanes(st: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]) {
+    st.check(steps);
     // SAFETY: `kernel` hands out this function only when `features.avx2` is set, which
     // `isa` sets only after CPUID showed AVX2; `check` proved every slice the kernel reads
     // is long enough.
-    unsafe { compress_lanes_avx2(cv, hi, plan) }
+    unsafe { compress_lanes_avx2(st, steps, out) }
 }
 
 #[inline]
@@ -167,28 +167,38 @@ unsafe fn load_transpose(ptrs: &[*const u8; N]) -> [__m256i; 16] {
 }
 
 /// # Safety
-/// AVX2 must be present and `plan.check()` must hold.
+/// AVX2 must be present and `st.check(steps)` must hold.
 #[target_feature(enable = "avx2")]
-unsafe fn compress_lanes_avx2(cv: &mut [[u32; N]; 8], hi: &mut [[u32; N]; 8], plan: &Plan<'_, N>) {
-    let mut h: [__m256i; 8] = core::array::from_fn(|w| load_row(&cv[w]));
-    let counter_lo = load_row(&plan.counter_lo);
-    let counter_hi = load_row(&plan.counter_hi);
-    let flags = load_row(&plan.flags);
-    let start_flags = load_row(&plan.start_flags);
-    let end_flags = load_row(&plan.end_flags);
-    let last_len = load_row(&plan.last_len);
+unsafe fn compress_lanes_avx2(st: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]) {
+    let mut h: [__m256i; 8] = core::array::from_fn(|w| load_row(&st.cv[w]));
+    let counter_lo = load_row(&st.counter_lo);
+    let counter_hi = load_row(&st.counter_hi);
+    let flags = load_row(&st.flags);
+    let start_flags = load_row(&st.start_flags);
+    let ends = _mm256_cmpeq_epi32(load_row(&st.left), splat(steps as u32));
+    let end_bits = _mm256_movemask_ps(_mm256_castsi256_ps(ends)) as u32;
+    let end_flags = _mm256_and_si256(ends, load_row(&st.end_flags));
     let full_len = splat(BLOCK_LEN as u32);
-    let bases: [*const u8; N] = core::array::from_fn(|l| plan.blocks[l].as_ptr());
-    for s in 0..plan.steps {
-        let last = s + 1 == plan.steps;
+    let last_len = _mm256_blendv_epi8(full_len, load_row(&st.last_len), ends);
+    let bases: [*const u8; N] = core::array::from_fn(|l| st.blocks[l].as_ptr());
+    let mut hi = [_mm256_setzero_si256(); 8];
+    for s in 0..steps {
+        let last = s + 1 == steps;
         let ptrs: [*const u8; N] = if last {
-            core::array::from_fn(|l| plan.last[l].as_ptr())
+            core::array::from_fn(|l| {
+                if end_bits >> l & 1 != 0 {
+                    st.last_block(l).as_ptr()
+                } else {
+                    // SAFETY: a lane that does not end has 64 * steps bytes (`check`).
+                    unsafe { bases[l].add(BLOCK_LEN * s) }
+                }
+            })
         } else {
             // SAFETY: s < steps - 1 and each lane's data has 64 * (steps - 1) bytes.
             core::array::from_fn(|l| unsafe { bases[l].add(BLOCK_LEN * s) })
         };
-        // SAFETY: each pointer has 64 readable bytes: the `last` blocks are arrays of 64,
-        // and `check` showed the data holds block `s` for s < steps - 1.
+        // SAFETY: each pointer has 64 readable bytes: final blocks are arrays of 64, and
+        // `check` showed each lane's data holds the blocks of the steps it reads there.
         let m = unsafe { load_transpose(&ptrs) };
         let mut step_flags = flags;
         if s == 0 {
@@ -224,14 +234,22 @@ unsafe fn compress_lanes_avx2(cv: &mut [[u32; N]; 8], hi: &mut [[u32; N]; 8], pl
         round!(v, m, 6);
         if last {
             for w in 0..8 {
-                store_row(&mut hi[w], xor(v[w + 8], h[w]));
+                hi[w] = xor(v[w + 8], h[w]);
             }
         }
         for w in 0..8 {
             h[w] = xor(v[w], v[w + 8]);
         }
     }
+    let (lo_rows, hi_rows) = (transpose8(h), transpose8(hi));
+    for (row, (a, b)) in out.iter_mut().zip(lo_rows.into_iter().zip(hi_rows)) {
+        // SAFETY: `row` is 64 writable bytes; the stores are unaligned.
+        unsafe {
+            _mm256_storeu_si256(row.as_mut_ptr().cast(), a);
+            _mm256_storeu_si256(row.as_mut_ptr().add(8).cast(), b);
+        }
+    }
     for w in 0..8 {
-        store_row(&mut cv[w], h[w]);
+        store_row(&mut st.cv[w], _mm256_blendv_epi8(h[w], splat(IV[w]), ends));
     }
 }

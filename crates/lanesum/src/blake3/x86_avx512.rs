@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::many::{LanesFn, Plan, SCHEDULE};
+use super::many::{LaneState, LanesFn, SCHEDULE};
 use super::{BLOCK_LEN, IV};
 use crate::isa::Features;
 
@@ -22,12 +22,12 @@ pub(crate) fn kernel(features: Features) -> Option<LanesFn<N>> {
 }
 
 /// Only reachable through [`kernel`], which checked the CPU features.
-fn compress_lanes(cv: &mut [[u32; N]; 8], hi: &mut [[u32; N]; 8], plan: &Plan<'_, N>) {
-    plan.check();
+fn compress_lanes(st: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]) {
+    st.check(steps);
     // SAFETY: `kernel` hands out this function only when `features.avx512` is set, which
     // `isa` sets only after CPUID showed AVX-512 F/BW/VL; `check` proved every slice the
     // kernel reads is long enough.
-    unsafe { compress_lanes_avx512(cv, hi, plan) }
+    unsafe { compress_lanes_avx512(st, steps, out) }
 }
 
 #[inline]
@@ -90,23 +90,18 @@ macro_rules! round {
     };
 }
 
-/// Load lane `l`'s block from `ptrs[l]` and transpose: word `w` of every lane into `m[w]`.
-///
-/// # Safety
-/// Every pointer must have 64 readable bytes.
+/// 16x16 transpose of 32-bit words: `out[i]` gets word `i` of every input vector.
 #[inline]
 #[target_feature(enable = "avx512f")]
-unsafe fn load_transpose(ptrs: &[*const u8; N]) -> [__m512i; 16] {
-    // SAFETY: the caller guarantees 64 readable bytes at each pointer; unaligned loads.
-    let r: [__m512i; 16] = core::array::from_fn(|l| unsafe { _mm512_loadu_si512(ptrs[l].cast()) });
-    // 32-bit interleave of lane pairs: in 128-bit lane k, t[2p] holds words 4k, 4k+1 and
-    // t[2p+1] words 4k+2, 4k+3 of lanes 2p, 2p+1.
+fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
+    // 32-bit interleave of pairs: in 128-bit lane k, t[2p] holds words 4k, 4k+1 and
+    // t[2p+1] words 4k+2, 4k+3 of inputs 2p, 2p+1.
     let mut t = [_mm512_setzero_si512(); 16];
     for p in 0..8 {
         t[2 * p] = _mm512_unpacklo_epi32(r[2 * p], r[2 * p + 1]);
         t[2 * p + 1] = _mm512_unpackhi_epi32(r[2 * p], r[2 * p + 1]);
     }
-    // 64-bit interleave: u[4q + j] holds, in 128-bit lane k, word 4k+j of lanes 4q..4q+3.
+    // 64-bit interleave: u[4q + j] holds, in 128-bit lane k, word 4k+j of inputs 4q..4q+3.
     let mut u = [_mm512_setzero_si512(); 16];
     for q in 0..4 {
         let (a0, a1, b0, b1) = (t[4 * q], t[4 * q + 1], t[4 * q + 2], t[4 * q + 3]);
@@ -115,7 +110,7 @@ unsafe fn load_transpose(ptrs: &[*const u8; N]) -> [__m512i; 16] {
         u[4 * q + 2] = _mm512_unpacklo_epi64(a1, b1);
         u[4 * q + 3] = _mm512_unpackhi_epi64(a1, b1);
     }
-    // 4x4 transpose of 128-bit lanes for each j: word 4k+j gets lane-group q in 128-bit
+    // 4x4 transpose of 128-bit lanes for each j: word 4k+j gets input group q in 128-bit
     // lane q.
     let mut m = [_mm512_setzero_si512(); 16];
     for j in 0..4 {
@@ -132,33 +127,51 @@ unsafe fn load_transpose(ptrs: &[*const u8; N]) -> [__m512i; 16] {
     m
 }
 
+/// Load lane `l`'s block from `ptrs[l]` and transpose: word `w` of every lane into `m[w]`.
+///
 /// # Safety
-/// AVX-512 F/BW/VL must be present and `plan.check()` must hold.
+/// Every pointer must have 64 readable bytes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn load_transpose(ptrs: &[*const u8; N]) -> [__m512i; 16] {
+    // SAFETY: the caller guarantees 64 readable bytes at each pointer; unaligned loads.
+    transpose16(core::array::from_fn(|l| unsafe {
+        _mm512_loadu_si512(ptrs[l].cast())
+    }))
+}
+
+/// # Safety
+/// AVX-512 F/BW/VL must be present and `st.check(steps)` must hold.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-unsafe fn compress_lanes_avx512(
-    cv: &mut [[u32; N]; 8],
-    hi: &mut [[u32; N]; 8],
-    plan: &Plan<'_, N>,
-) {
-    let mut h: [__m512i; 8] = core::array::from_fn(|w| load_row(&cv[w]));
-    let counter_lo = load_row(&plan.counter_lo);
-    let counter_hi = load_row(&plan.counter_hi);
-    let flags = load_row(&plan.flags);
-    let start_flags = load_row(&plan.start_flags);
-    let end_flags = load_row(&plan.end_flags);
-    let last_len = load_row(&plan.last_len);
+unsafe fn compress_lanes_avx512(st: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]) {
+    let mut h: [__m512i; 8] = core::array::from_fn(|w| load_row(&st.cv[w]));
+    let counter_lo = load_row(&st.counter_lo);
+    let counter_hi = load_row(&st.counter_hi);
+    let flags = load_row(&st.flags);
+    let start_flags = load_row(&st.start_flags);
+    let ends = _mm512_cmpeq_epi32_mask(load_row(&st.left), splat(steps as u32));
+    let end_flags = _mm512_maskz_mov_epi32(ends, load_row(&st.end_flags));
+    let last_len = _mm512_mask_blend_epi32(ends, splat(BLOCK_LEN as u32), load_row(&st.last_len));
     let full_len = splat(BLOCK_LEN as u32);
-    let bases: [*const u8; N] = core::array::from_fn(|l| plan.blocks[l].as_ptr());
-    for s in 0..plan.steps {
-        let last = s + 1 == plan.steps;
+    let bases: [*const u8; N] = core::array::from_fn(|l| st.blocks[l].as_ptr());
+    let mut hi = [_mm512_setzero_si512(); 8];
+    for s in 0..steps {
+        let last = s + 1 == steps;
         let ptrs: [*const u8; N] = if last {
-            core::array::from_fn(|l| plan.last[l].as_ptr())
+            core::array::from_fn(|l| {
+                if ends >> l & 1 != 0 {
+                    st.last_block(l).as_ptr()
+                } else {
+                    // SAFETY: a lane that does not end has 64 * steps bytes (`check`).
+                    unsafe { bases[l].add(BLOCK_LEN * s) }
+                }
+            })
         } else {
             // SAFETY: s < steps - 1 and each lane's data has 64 * (steps - 1) bytes.
             core::array::from_fn(|l| unsafe { bases[l].add(BLOCK_LEN * s) })
         };
-        // SAFETY: each pointer has 64 readable bytes: the `last` blocks are arrays of 64,
-        // and `check` showed the data holds block `s` for s < steps - 1.
+        // SAFETY: each pointer has 64 readable bytes: final blocks are arrays of 64, and
+        // `check` showed each lane's data holds the blocks of the steps it reads there.
         let m = unsafe { load_transpose(&ptrs) };
         let mut step_flags = flags;
         if s == 0 {
@@ -194,14 +207,24 @@ unsafe fn compress_lanes_avx512(
         round!(v, m, 6);
         if last {
             for w in 0..8 {
-                store_row(&mut hi[w], xor(v[w + 8], h[w]));
+                hi[w] = xor(v[w + 8], h[w]);
             }
         }
         for w in 0..8 {
             h[w] = xor(v[w], v[w + 8]);
         }
     }
+    let rows = transpose16(core::array::from_fn(
+        |w| if w < 8 { h[w] } else { hi[w - 8] },
+    ));
+    for (row, x) in out.iter_mut().zip(rows) {
+        // SAFETY: `row` is 64 writable bytes; the store is unaligned.
+        unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), x) }
+    }
     for w in 0..8 {
-        store_row(&mut cv[w], h[w]);
+        store_row(
+            &mut st.cv[w],
+            _mm512_mask_blend_epi32(ends, h[w], splat(IV[w])),
+        );
     }
 }
