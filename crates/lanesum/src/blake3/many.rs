@@ -105,24 +105,20 @@ impl<const N: usize> LaneState<'_, N> {
 pub(crate) type LanesFn<const N: usize> =
     fn(state: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]);
 
-/// Where a finished job's result goes.
-#[derive(Clone, Copy)]
-enum Dest {
-    /// Chaining value number `i` of the current tree level.
-    Cv(usize),
-    /// Root output of message `i`.
-    Root(usize),
-}
+/// `Job::dest` bit marking a root: the rest is the message index (else a [`Level`] index).
+const ROOT_DEST: u32 = 1 << 31;
 
-/// One node compression job: a chunk (up to 16 blocks) or a parent (one block).
+/// One node compression job: a chunk (up to 16 blocks) or a parent (one block). Kept small
+/// (32 bytes): with 64-byte messages the per-job bookkeeping rivals the compression.
 #[derive(Clone, Copy)]
 struct Job<'a> {
     data: &'a [u8],
-    counter: u64,
+    /// Chunk index (at most `THRESHOLD / CHUNK_LEN`), 0 for parents.
+    counter: u32,
+    /// `flags | start_flags << 8 | end_flags << 16`.
     flags: u32,
-    start_flags: u32,
-    end_flags: u32,
-    dest: Dest,
+    /// Where the result goes: `ROOT_DEST | message` or an index into the next level.
+    dest: u32,
 }
 
 impl Job<'_> {
@@ -145,8 +141,54 @@ impl<const N: usize> Runner<N> {
         }
     }
 
+    /// Parent nodes: job `(i, dest)` compresses `level[i]` and `level[i + 1]` (`ROOT` when
+    /// `dest` has `ROOT_DEST`). One block per job, so the lanes are simply refilled in groups
+    /// of `N` with none of [`Runner::run`]'s per-job bookkeeping.
+    fn parents(
+        &mut self,
+        level: &[[u8; 32]],
+        jobs: &[(u32, u32)],
+        mut finish: impl FnMut(u32, &[u32; 16]),
+    ) {
+        let Some(&(first, _)) = jobs.first() else {
+            return;
+        };
+        let pair = |i: u32| -> &[u8; BLOCK_LEN] {
+            level[i as usize..i as usize + 2]
+                .as_flattened()
+                .first_chunk()
+                .expect("two CVs")
+        };
+        let mut st = LaneState::<'_, N> {
+            cv: core::array::from_fn(|w| [IV[w]; N]),
+            blocks: [&pair(first)[..]; N],
+            last: [Some(pair(first)); N],
+            pads: [[0; BLOCK_LEN]; N],
+            left: [1; N],
+            counter_lo: [0; N],
+            counter_hi: [0; N],
+            flags: [PARENT; N],
+            start_flags: [0; N],
+            end_flags: [0; N],
+            last_len: [BLOCK_LEN as u32; N],
+        };
+        for group in jobs.chunks(N) {
+            for (l, &(i, dest)) in group.iter().enumerate() {
+                let p = pair(i);
+                st.blocks[l] = p;
+                st.last[l] = Some(p);
+                st.end_flags[l] = if dest & ROOT_DEST != 0 { ROOT } else { 0 };
+            }
+            // Every lane ends: `cv` comes back as the IV.
+            (self.kernel)(&mut st, 1, &mut self.out);
+            for (l, &(_, dest)) in group.iter().enumerate() {
+                finish(dest, &self.out[l]);
+            }
+        }
+    }
+
     /// Compress every job; `finish(dest, words)` gets each job's 16 output words.
-    fn run<'a>(&mut self, jobs: &[Job<'a>], mut finish: impl FnMut(Dest, &[u32; 16])) {
+    fn run<'a>(&mut self, jobs: &[Job<'a>], mut finish: impl FnMut(u32, &[u32; 16])) {
         let mut st = LaneState::<'a, N> {
             cv: core::array::from_fn(|w| [IV[w]; N]),
             blocks: [&ZEROS[..]; N],
@@ -160,9 +202,9 @@ impl<const N: usize> Runner<N> {
             end_flags: [0; N],
             last_len: [0; N],
         };
-        let mut dests = [Dest::Cv(0); N];
+        let mut dests = [0u32; N];
         let mut jobs = jobs.iter();
-        let mut assign = |st: &mut LaneState<'a, N>, dests: &mut [Dest; N], l: usize| {
+        let mut assign = |st: &mut LaneState<'a, N>, dests: &mut [u32; N], l: usize| {
             let Some(job) = jobs.next() else {
                 st.left[l] = IDLE;
                 st.blocks[l] = &ZEROS[..];
@@ -178,11 +220,10 @@ impl<const N: usize> Runner<N> {
                 st.pads[l][tail.len()..].fill(0);
             }
             st.left[l] = n as u32;
-            st.counter_lo[l] = job.counter as u32;
-            st.counter_hi[l] = (job.counter >> 32) as u32;
-            st.flags[l] = job.flags;
-            st.start_flags[l] = job.start_flags;
-            st.end_flags[l] = job.end_flags;
+            st.counter_lo[l] = job.counter;
+            st.flags[l] = job.flags & 0xff;
+            st.start_flags[l] = job.flags >> 8 & 0xff;
+            st.end_flags[l] = job.flags >> 16;
             st.last_len[l] = tail.len() as u32;
             dests[l] = job.dest;
         };
@@ -241,132 +282,118 @@ pub(crate) fn hash_many_lanes<const N: usize>(
     out_len: usize,
     kernel: LanesFn<N>,
 ) -> Vec<Digest> {
-    let in_lanes = |m: &[u8]| m.len() <= THRESHOLD && out_len <= MAX_LANE_OUT;
-    let mut roots: Vec<[u32; 16]> = vec![[0; 16]; msgs.len()];
-
-    // Chaining values of the current tree level: message i's nodes are
-    // `level[offset[i]..offset[i] + count[i]]` (count 0 for single-chunk messages).
-    let mut offset = vec![0usize; msgs.len()];
-    let mut count = vec![0usize; msgs.len()];
-    let mut total = 0;
+    let mut results: Vec<Digest> = vec![Digest::from_bytes(&[]); msgs.len()];
+    let mut small: Vec<u32> = Vec::with_capacity(msgs.len());
     for (i, m) in msgs.iter().enumerate() {
-        if in_lanes(m) && m.len() > CHUNK_LEN {
-            offset[i] = total;
-            count[i] = m.len().div_ceil(CHUNK_LEN);
-            total += count[i];
+        if m.len() <= THRESHOLD && out_len <= MAX_LANE_OUT {
+            small.push(i as u32);
+        } else {
+            results[i] = crate_hash(m, out_len);
         }
     }
-    let mut level: Vec<[u8; 32]> = vec![[0; 32]; total];
-
-    let mut runner = Runner::<N>::new(kernel);
-    let store =
-        |level: &mut [[u8; 32]], roots: &mut [[u32; 16]], dest: Dest, w: &[u32; 16]| match dest {
-            Dest::Cv(i) => {
-                for (b, x) in level[i].chunks_exact_mut(4).zip(w) {
-                    b.copy_from_slice(&x.to_le_bytes());
-                }
-            }
-            Dest::Root(i) => roots[i] = *w,
-        };
-
-    // Phase 1: chunks. Full chunks first, then tails grouped by block count, longest first.
-    let chunk_job = |i: usize, c: usize| {
-        let m = msgs[i];
-        let data = &m[c * CHUNK_LEN..m.len().min((c + 1) * CHUNK_LEN)];
-        let single = m.len() <= CHUNK_LEN;
-        Job {
-            data,
-            counter: c as u64,
-            flags: 0,
-            start_flags: CHUNK_START,
-            end_flags: CHUNK_END | if single { ROOT } else { 0 },
-            dest: if single {
-                Dest::Root(i)
-            } else {
-                Dest::Cv(offset[i] + c)
-            },
+    let finish_root = |results: &mut [Digest], i: u32, w: &[u32; 16]| {
+        let mut bytes = [0u8; 64];
+        for (b, x) in bytes.chunks_exact_mut(4).zip(w) {
+            b.copy_from_slice(&x.to_le_bytes());
+        }
+        results[i as usize] = Digest::from_bytes(&bytes[..out_len]);
+    };
+    let finish_cv = |level: &mut [[u8; 32]], i: u32, w: &[u32; 16]| {
+        for (b, x) in level[i as usize].chunks_exact_mut(4).zip(w) {
+            b.copy_from_slice(&x.to_le_bytes());
         }
     };
-    let small = || (0..msgs.len()).filter(|&i| in_lanes(msgs[i]));
-    let full = small().flat_map(|i| {
-        let m = msgs[i];
-        // A full last chunk counts as a tail when it is the message's only chunk.
-        let nfull = if m.len() <= CHUNK_LEN {
-            0
-        } else {
-            m.len() / CHUNK_LEN
-        };
-        (0..nfull).map(move |c| (i, c))
-    });
-    let mut tails: Vec<(usize, usize)> = small()
-        .filter_map(|i| {
-            let m = msgs[i];
-            if m.len() <= CHUNK_LEN {
-                Some((i, 0))
-            } else if m.len() % CHUNK_LEN != 0 {
-                Some((i, m.len() / CHUNK_LEN))
-            } else {
-                None
-            }
-        })
-        .collect();
-    tails.sort_by_key(|&(i, c)| std::cmp::Reverse(chunk_job(i, c).nblocks()));
-    let jobs: Vec<Job> = full
-        .chain(tails.iter().copied())
-        .map(|(i, c)| chunk_job(i, c))
-        .collect();
-    runner.run(&jobs, |dest, w| store(&mut level, &mut roots, dest, w));
-    drop(jobs);
 
-    // Phase 2: parents, one level of every message per round.
-    let mut busy: Vec<usize> = (0..msgs.len()).filter(|&i| count[i] > 1).collect();
-    while !busy.is_empty() {
-        let mut next_offset = 0;
-        let mut next: Vec<[u8; 32]> = Vec::with_capacity(level.len().div_ceil(2));
-        let mut jobs = Vec::new();
-        for &i in &busy {
-            let (off, n) = (offset[i], count[i]);
-            for k in 0..n / 2 {
-                jobs.push(Job {
-                    data: level[off + 2 * k..off + 2 * k + 2].as_flattened(),
-                    counter: 0,
-                    flags: PARENT,
-                    start_flags: 0,
-                    end_flags: if n == 2 { ROOT } else { 0 },
-                    dest: if n == 2 {
-                        Dest::Root(i)
-                    } else {
-                        Dest::Cv(next_offset + k)
-                    },
-                });
-            }
-            next.resize(next_offset + n / 2, [0; 32]);
-            if n % 2 == 1 {
-                next.push(level[off + n - 1]);
-            }
-            offset[i] = next_offset;
-            count[i] = n.div_ceil(2);
-            next_offset += count[i];
+    // Phase 1: chunks. Full chunks first (all 16 blocks: the lanes stay in step), then the
+    // last chunks, longest first so that lanes taking jobs together tend to end together.
+    // Chaining values of a multi-chunk message go to `level[offset..offset + count]`.
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut tails: Vec<(u32, u32)> = Vec::new();
+    let mut trees: Vec<(u32, u32, u32)> = Vec::new(); // (message, offset, count)
+    let mut total = 0u32;
+    for &i in &small {
+        let m = msgs[i as usize];
+        if m.len() <= CHUNK_LEN {
+            tails.push((m.len() as u32, i));
+            continue;
         }
-        runner.run(&jobs, |dest, w| store(&mut next, &mut roots, dest, w));
-        level = next;
-        busy.retain(|&i| count[i] > 1);
+        let count = m.len().div_ceil(CHUNK_LEN) as u32;
+        for c in 0..(m.len() / CHUNK_LEN) as u32 {
+            jobs.push(Job {
+                data: &m[c as usize * CHUNK_LEN..][..CHUNK_LEN],
+                counter: c,
+                flags: (CHUNK_START << 8) | (CHUNK_END << 16),
+                dest: total + c,
+            });
+        }
+        if m.len() % CHUNK_LEN != 0 {
+            tails.push(((m.len() % CHUNK_LEN) as u32, i));
+        }
+        trees.push((i, total, count));
+        total += count;
     }
-
-    msgs.iter()
-        .zip(&roots)
-        .map(|(m, root)| {
-            if in_lanes(m) {
-                Digest::with_len(out_len, |out| {
-                    for (b, w) in out.chunks_mut(4).zip(root) {
-                        b.copy_from_slice(&w.to_le_bytes()[..b.len()]);
-                    }
-                })
-            } else {
-                crate_hash(m, out_len)
+    tails.sort_by_key(|&(len, _)| std::cmp::Reverse(len));
+    for &(_, i) in &tails {
+        let m = msgs[i as usize];
+        let job = if m.len() <= CHUNK_LEN {
+            Job {
+                data: m,
+                counter: 0,
+                flags: (CHUNK_START << 8) | ((CHUNK_END | ROOT) << 16),
+                dest: ROOT_DEST | i,
             }
-        })
-        .collect()
+        } else {
+            // `trees` is in message order.
+            let t = trees[trees.partition_point(|t| t.0 < i)];
+            let c = t.2 - 1;
+            Job {
+                data: &m[c as usize * CHUNK_LEN..],
+                counter: c,
+                flags: (CHUNK_START << 8) | (CHUNK_END << 16),
+                dest: t.1 + c,
+            }
+        };
+        jobs.push(job);
+    }
+    let mut level: Vec<[u8; 32]> = vec![[0; 32]; total as usize];
+    let mut runner = Runner::<N>::new(kernel);
+    runner.run(&jobs, |dest, w| {
+        if dest & ROOT_DEST != 0 {
+            finish_root(&mut results, dest & !ROOT_DEST, w)
+        } else {
+            finish_cv(&mut level, dest, w)
+        }
+    });
+
+    // Phase 2: parents, one level of every message per round: adjacent pairs merge, an odd
+    // last node moves up as it is (BLAKE3's left-balanced tree).
+    while !trees.is_empty() {
+        let mut next: Vec<[u8; 32]> = Vec::with_capacity(level.len().div_ceil(2));
+        let mut jobs: Vec<(u32, u32)> = Vec::with_capacity(level.len() / 2);
+        for (i, off, n) in trees.iter_mut() {
+            let base = next.len() as u32;
+            for k in 0..*n / 2 {
+                let dest = if *n == 2 { ROOT_DEST | *i } else { base + k };
+                jobs.push((*off + 2 * k, dest));
+            }
+            next.resize(next.len() + (*n / 2) as usize, [0; 32]);
+            if *n % 2 == 1 {
+                next.push(level[(*off + *n - 1) as usize]);
+            }
+            *off = base;
+            *n = n.div_ceil(2);
+        }
+        runner.parents(&level, &jobs, |dest, w| {
+            if dest & ROOT_DEST != 0 {
+                finish_root(&mut results, dest & !ROOT_DEST, w)
+            } else {
+                finish_cv(&mut next, dest, w)
+            }
+        });
+        level = next;
+        trees.retain(|t| t.2 > 1);
+    }
+    results
 }
 
 /// Portable lanes: plain arrays of `N` words per state word, which LLVM vectorizes with
@@ -701,6 +728,25 @@ mod bench {
                 print!(" {g:>10.2}");
             }
             println!();
+        }
+    }
+}
+
+#[cfg(test)]
+mod prof {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn prof_loop() {
+        let size: usize = std::env::var("B3SIZE").map_or(1024, |s| s.parse().unwrap());
+        let msgs: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; size]).collect();
+        let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+        let k = super::super::x86_avx512::kernel(crate::isa::active()).unwrap();
+        let t = std::time::Instant::now();
+        while t.elapsed().as_secs_f64() < 3.0 {
+            for _ in 0..100 {
+                std::hint::black_box(hash_many_lanes(&refs, 32, k));
+            }
         }
     }
 }

@@ -197,6 +197,11 @@ unsafe fn compress_lanes_avx2(st: &mut LaneState<'_, N>, steps: usize, out: &mut
             // SAFETY: s < steps - 1 and each lane's data has 64 * (steps - 1) bytes.
             core::array::from_fn(|l| unsafe { bases[l].add(BLOCK_LEN * s) })
         };
+        // Messages past L2 stream from memory: ask for each lane's block 4 steps ahead.
+        for &base in &bases {
+            // A hint only: it never faults, whatever the address.
+            _mm_prefetch::<_MM_HINT_T0>(base.wrapping_add(BLOCK_LEN * (s + 4)).cast());
+        }
         // SAFETY: each pointer has 64 readable bytes: final blocks are arrays of 64, and
         // `check` showed each lane's data holds the blocks of the steps it reads there.
         let m = unsafe { load_transpose(&ptrs) };
