@@ -2,20 +2,27 @@
 //! SIMD lanes.
 //!
 //! The `blake3` crate hashes one message at a time; its many-chunk SIMD kernel only helps
-//! a message with many chunks, so files of a few KiB run at scalar speed. Here every lane
+//! a message with many chunks, so files of a few KiB run near scalar speed. Here every lane
 //! takes one job — a chunk of any message, or later a parent node — and a lane whose job
 //! ends takes the next one at once, so messages of mixed lengths keep all lanes busy.
 //!
-//! Two phases:
-//! 1. every chunk of every message, full 1 KiB chunks first and then the short tail chunks
-//!    grouped by block count (so the lanes of one kernel call tend to end together);
+//! Messages are taken in groups of about [`GROUP_CHUNKS`] chunks (the group's chaining
+//! values stay small and in cache), each in two phases:
+//! 1. every chunk: full 1 KiB chunks first (16 blocks: the lanes stay in step, so one kernel
+//!    call runs 16 steps), then the last chunks longest first, so that lanes taking jobs
+//!    together tend to end together ([`Runner::run`]);
 //! 2. the parent nodes of multi-chunk messages, one tree level of all messages per round
-//!    (adjacent pairs merged, an odd last node carried up: BLAKE3's left-balanced tree).
+//!    (adjacent pairs merged, an odd last node carried up: BLAKE3's left-balanced tree),
+//!    in groups of one block per lane ([`Runner::parents`]).
 //!
 //! A message's root node (its only chunk, or its top parent) is compressed with `ROOT`; the
 //! kernel returns all 16 output words of a lane's final block, so outputs up to 64 bytes
-//! come from that one compression. Longer outputs and messages above [`threshold`] go to the
-//! `blake3` crate (whose own SIMD already fills its lanes from one long message).
+//! come from that one compression. Longer outputs and messages from [`threshold`] on go to
+//! the `blake3` crate (whose own SIMD fills its lanes from one long message).
+//!
+//! Measured (AVX-512, 2 shared cores, single-threaded, best of many windows): 64 messages
+//! of 1 KiB 6.9 GB/s vs 1.4 for the crate one at a time; the kernel alone runs 8.4 GB/s,
+//! the rest is per-job bookkeeping and digest construction.
 
 use super::{BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_PERMUTATION, PARENT, ROOT};
 use crate::isa::Features;
@@ -116,7 +123,7 @@ impl<const N: usize> LaneState<'_, N> {
 pub(crate) type LanesFn<const N: usize> =
     fn(state: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]);
 
-/// `Job::dest` bit marking a root: the rest is the message index (else a [`Level`] index).
+/// `Job::dest` bit marking a root: the rest is the message index (else a CV-level index).
 const ROOT_DEST: u32 = 1 << 31;
 
 /// One node compression job: a chunk (up to 16 blocks) or a parent (one block). Kept small
@@ -349,7 +356,14 @@ fn hash_group<const N: usize>(
         for (b, x) in bytes.chunks_exact_mut(4).zip(w) {
             b.copy_from_slice(&x.to_le_bytes());
         }
-        results[i as usize] = Digest::from_bytes(&bytes[..out_len]);
+        // A constant length for the default output lets the copy into the digest be two
+        // plain 16-byte moves (a variable-length copy read back at once stalled on store
+        // forwarding: 6% of the time at 1 KiB).
+        results[i as usize] = if out_len == 32 {
+            Digest::from_bytes(&bytes[..32])
+        } else {
+            Digest::from_bytes(&bytes[..out_len])
+        };
     };
     let finish_cv = |level: &mut [[u8; 32]], i: u32, w: &[u32; 16]| {
         for (b, x) in level[i as usize].chunks_exact_mut(4).zip(w) {
@@ -760,9 +774,38 @@ mod bench {
             .fold(0.0, f64::max)
     }
 
+    /// The AVX-512 kernel alone: 16 lanes x 16 full blocks per call, no scheduling.
+    #[cfg(target_arch = "x86_64")]
+    fn kernel_only() -> Option<f64> {
+        let k = super::super::x86_avx512::kernel(crate::isa::active())?;
+        let data = vec![7u8; 16 * CHUNK_LEN];
+        let mut st = LaneState::<16> {
+            cv: core::array::from_fn(|w| [IV[w]; 16]),
+            blocks: core::array::from_fn(|l| &data[l * CHUNK_LEN..][..CHUNK_LEN]),
+            last: core::array::from_fn(|l| data[l * CHUNK_LEN + 960..].first_chunk()),
+            pads: [[0; BLOCK_LEN]; 16],
+            left: [16; 16],
+            counter_lo: [0; 16],
+            counter_hi: [0; 16],
+            flags: [0; 16],
+            start_flags: [CHUNK_START; 16],
+            end_flags: [CHUNK_END; 16],
+            last_len: [64; 16],
+        };
+        let mut out = [[0u32; 16]; 16];
+        Some(gbps(16 * CHUNK_LEN, || {
+            k(&mut st, 16, &mut out);
+            std::hint::black_box(&out);
+        }))
+    }
+
     #[test]
     #[ignore]
     fn bench() {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(g) = kernel_only() {
+            println!("avx512 kernel alone (16 x 1 KiB, no scheduling): {g:.2} GB/s");
+        }
         let f = crate::isa::active();
         type Path = (&'static str, Box<dyn Fn(&[&[u8]]) -> Vec<Digest>>);
         let mut paths: Vec<Path> = Vec::new();
@@ -798,6 +841,7 @@ mod bench {
             (64 << 10, 64),
             (8 << 10, 64),
             (12 << 10, 64),
+            (1 << 20, 4),
             (256 << 10, 8),
         ] {
             let msgs: Vec<Vec<u8>> = (0..n)
