@@ -7,6 +7,12 @@
 //! ([`compress`], [`chunk_cv`], [`parent_cv`]) are separate and written for clarity.
 #![cfg_attr(not(test), allow(dead_code))]
 
+mod many;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512;
+
 /// Bytes per compression block.
 pub(crate) const BLOCK_LEN: usize = 64;
 /// Bytes per chunk (16 blocks): the leaves of the tree.
