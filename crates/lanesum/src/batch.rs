@@ -88,10 +88,20 @@ pub fn kernels(alg: Algorithm) -> Vec<KernelInfo> {
         Some(Fam::Sha1) => infos(merkle_damgard::kernels::<Sha1>(f)),
         Some(Fam::Sha256) => infos(merkle_damgard::kernels::<Sha256>(f)),
         Some(Fam::Sha512) => infos(merkle_damgard::kernels::<Sha512>(f)),
-        None => vec![KernelInfo {
-            name: "x1",
-            lanes: 1,
-        }],
+        None => {
+            let mut v = vec![KernelInfo {
+                name: "x1",
+                lanes: 1,
+            }];
+            if let Algorithm::Blake3(_) = alg {
+                // Chunks of different small messages share SIMD lanes (blake3/many.rs).
+                v.push(KernelInfo {
+                    name: "lanes",
+                    lanes: if f.avx512 { 16 } else { 8 },
+                });
+            }
+            v
+        }
     }
 }
 
@@ -159,6 +169,11 @@ fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Opt
         Algorithm::Sha512 => go::<Sha512>(&SHA512, alg, sha512::IV_512, msgs, f, forced),
         Algorithm::Sha512_224 => go::<Sha512>(&SHA512, alg, sha512::IV_512_224, msgs, f, forced),
         Algorithm::Sha512_256 => go::<Sha512>(&SHA512, alg, sha512::IV_512_256, msgs, f, forced),
+        Algorithm::Blake3(n) => match forced {
+            None | Some("lanes") => Some(crate::blake3::many::hash_many(msgs, n, f)),
+            Some("x1") => Some(msgs.iter().map(|m| hash(alg, m)).collect()),
+            Some(_) => None,
+        },
         _ => match forced {
             Some(k) if k != "x1" => None,
             _ => Some(msgs.iter().map(|m| hash(alg, m)).collect()),
