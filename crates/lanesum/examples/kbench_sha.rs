@@ -46,15 +46,25 @@ fn clock_ghz() -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let alg: Algorithm = args.first().map_or("sha256", |s| s.as_str()).parse().unwrap();
+    let alg: Algorithm = args
+        .first()
+        .map_or("sha256", |s| s.as_str())
+        .parse()
+        .unwrap();
     let only: Vec<&str> = args.iter().skip(1).map(|s| s.as_str()).collect();
     let sizes = [64usize, 1 << 10, 16 << 10, 1 << 20];
     let data: Vec<Vec<u8>> = sizes
         .iter()
         .map(|&n| (0..64 * n).map(|i| (i * 31 + i / 7) as u8).collect())
         .collect();
-    println!("{alg}: GB/s per core, 64 messages (clock ~{:.2} GHz)", clock_ghz());
-    println!("{:>10} {:>8} {:>8} {:>8} {:>8}", "kernel", "64B", "1KiB", "16KiB", "1MiB");
+    println!(
+        "{alg}: GB/s per core, 64 messages (clock ~{:.2} GHz)",
+        clock_ghz()
+    );
+    println!(
+        "{:>10} {:>8} {:>8} {:>8} {:>8}",
+        "kernel", "64B", "1KiB", "16KiB", "1MiB"
+    );
     for k in kernels(alg) {
         if !only.is_empty() && !only.contains(&k.name) {
             continue;
