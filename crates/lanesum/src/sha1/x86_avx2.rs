@@ -16,8 +16,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx2x1", 8, 3.0, run::<1>),
-        LaneKernel::new("avx2x2", 16, 3.0, run::<2>),
+        LaneKernel::new("avx2x1", 8, 3.6, run::<1>),
+        LaneKernel::new("avx2x2", 16, 3.4, run::<2>),
     ]
 }
 

@@ -17,9 +17,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx512x1", 16, 8.0, run::<1>),
-        LaneKernel::new("avx512x2", 32, 8.0, run::<2>),
-        LaneKernel::new("avx512x3", 48, 8.0, run::<3>),
+        LaneKernel::new("avx512x1", 16, 7.9, run::<1>),
+        LaneKernel::new("avx512x2", 32, 6.5, run::<2>),
     ]
 }
 

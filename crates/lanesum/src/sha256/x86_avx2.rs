@@ -18,8 +18,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx2x1", 8, 1.6, run::<1>),
-        LaneKernel::new("avx2x2", 16, 1.6, run::<2>),
+        LaneKernel::new("avx2x1", 8, 1.65, run::<1>),
+        LaneKernel::new("avx2x2", 16, 1.65, run::<2>),
     ]
 }
 
