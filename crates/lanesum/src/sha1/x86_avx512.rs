@@ -139,26 +139,43 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         };
     }
 
+    // Block `$blk` of every lane, byte-swapped and transposed: W[0..16] for each set.
+    macro_rules! load {
+        ($blk:expr) => {{
+            let mut w = [[zero; S]; 16];
+            for (s, p) in ptrs.iter().enumerate() {
+                let mut r = [zero; 16];
+                for (l, v) in r.iter_mut().enumerate() {
+                    // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
+                    // by the caller) and $blk < nblocks; the load is unaligned.
+                    *v = bswap(unsafe { _mm512_loadu_si512(p[l].add($blk * 64).cast()) });
+                    // A hint only: prefetching past the end of a slice cannot fault.
+                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add($blk * 64 + PREFETCH).cast());
+                }
+                for (i, v) in transpose(r).into_iter().enumerate() {
+                    w[i][s] = v;
+                }
+            }
+            w
+        }};
+    }
+
+    if nblocks == 0 {
+        return;
+    }
+    let mut next = load!(0);
     for blk in 0..nblocks {
-        let mut w = [[zero; S]; 16];
-        for (s, p) in ptrs.iter().enumerate() {
-            let mut r = [zero; 16];
-            for (l, v) in r.iter_mut().enumerate() {
-                // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted by
-                // the caller) and blk < nblocks; the load is unaligned.
-                *v = bswap(unsafe { _mm512_loadu_si512(p[l].add(blk * 64).cast()) });
-                // A hint only: prefetching past the end of a slice cannot fault.
-                _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add(blk * 64 + PREFETCH).cast());
-            }
-            for (i, v) in transpose(r).into_iter().enumerate() {
-                w[i][s] = v;
-            }
-        }
+        let mut w = next;
         let [mut a, mut b, mut c, mut d, mut e] = st;
         five!(w, 0, a, b, c, d, e);
         five!(w, 1, a, b, c, d, e);
         five!(w, 2, a, b, c, d, e);
         five!(w, 3, a, b, c, d, e);
+        // Load and transpose the next block here, so its shuffles overlap the rounds
+        // instead of stalling the start of the next block.
+        if blk + 1 < nblocks {
+            next = load!(blk + 1);
+        }
         five!(w, 4, a, b, c, d, e);
         five!(w, 5, a, b, c, d, e);
         five!(w, 6, a, b, c, d, e);
