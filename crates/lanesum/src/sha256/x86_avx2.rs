@@ -121,7 +121,7 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     macro_rules! round {
         ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident,
          $bc:ident, $w:ident, $i:expr, $t:expr) => {
-            let k = _mm256_set1_epi32(K[$t] as i32);
+            let k = _mm256_set1_epi32(K[$t & 63] as i32);
             for s in 0..S {
                 let e = $e[s];
                 let a = $a[s];

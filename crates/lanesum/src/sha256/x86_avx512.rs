@@ -12,8 +12,8 @@
 //!
 //! The kernel is bound by vector-port throughput, not latency: a round is 17 ops, the
 //! schedule 11 more from round 16 on, about 26.5 per round with the transpose; with two
-//! 512-bit ports that is ~850 cycles per 16 blocks, ~4.4 GB/s at 3.7 GHz. One set
-//! measured 4.2-4.3 GB/s at 16 KiB; more sets only add spills (x2 3.8, x3 2.5, x4 3.6
+//! 512-bit ports that is ~850 cycles per 16 blocks, ~4.8 GB/s at 4.0 GHz. One set
+//! measured 4.0-4.3 GB/s at 16 KiB; more sets only add spills (x2 3.8, x3 2.5, x4 3.6
 //! GB/s), so x1 is the kernel the scheduler uses and x2 is kept for 32-lane callers.
 
 use super::K;
@@ -109,7 +109,7 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     macro_rules! round {
         ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident,
          $w:ident, $i:expr, $t:expr) => {
-            let k = _mm512_set1_epi32(K[$t] as i32);
+            let k = _mm512_set1_epi32(K[$t & 63] as i32);
             for s in 0..S {
                 let e = $e[s];
                 let a = $a[s];
