@@ -1,8 +1,224 @@
-//! Placeholder: the AVX512 kernels for this family land here.
+//! AVX-512 SHA-1: 16 lanes per set (one u32 lane of a zmm per message), `S` sets
+//! interleaved.
+//!
+//! Each block is loaded as one zmm per lane, byte-swapped with `vpshufb` and transposed
+//! with unpack/`vshufi32x4` shuffles (no gathers) into W[0..16]. The 80 rounds are fully
+//! unrolled (about 5 KB of code per set, well inside the instruction cache) so the
+//! rolling 16-word schedule window, the round function (`vpternlogd`) and the K constant
+//! are all fixed at compile time. A round is 2 rotates, 1 ternlog and 4 adds; the
+//! schedule 1 ternlog, 1 xor and 1 rotate.
+//!
+//! Like SHA-256 the kernel is bound by the two 512-bit ports (~10.7 ops per round with
+//! the transpose, ~430 cycles per 16 blocks, ~9.6 GB/s at 4.0 GHz), not by latency.
+//! Loading and transposing the next block between rounds 20 and 25 rather than at the
+//! top of the block lets its shuffles overlap the rounds: 8.0 -> 8.5 GB/s at 16 KiB.
+//! A second set only adds spills (x2 7.5, x3 4.1 GB/s); x2 is kept for 32-lane callers.
 
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
+use core::arch::x86_64::*;
 
-pub(crate) fn kernels(_features: Features) -> Vec<LaneKernel<u32>> {
-    Vec::new()
+pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
+    if !features.avx512 {
+        return Vec::new();
+    }
+    vec![
+        LaneKernel::new("avx512x1", 16, 8.2, run::<1>),
+        LaneKernel::new("avx512x2", 32, 7.5, run::<2>),
+    ]
+}
+
+fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+    assert_eq!(state.len(), 5 * 16 * S);
+    assert_eq!(blocks.len(), 16 * S);
+    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
+    // SAFETY: this fn is only stored in a LaneKernel built after `features.avx512`
+    // (F+BW+VL) was detected; the slice lengths the kernel reads were asserted above.
+    unsafe { compress::<S>(state, blocks, nblocks) }
+}
+
+/// Byte-swap each u32 (vpshufb indices, repeated per 128-bit lane).
+#[target_feature(enable = "avx512f,avx512bw")]
+fn bswap(v: __m512i) -> __m512i {
+    let idx = _mm512_set4_epi32(0x0c0d_0e0f, 0x0809_0a0b, 0x0405_0607, 0x0001_0203);
+    _mm512_shuffle_epi8(v, idx)
+}
+
+/// 16x16 transpose of u32: `r[l]` holds lane l's 16 words; returns one vector per word.
+#[target_feature(enable = "avx512f,avx512bw")]
+fn transpose(r: [__m512i; 16]) -> [__m512i; 16] {
+    // Stage 1/2: within 128-bit chunks, gather word i of 4 consecutive lanes.
+    let mut g = [[_mm512_setzero_si512(); 4]; 4];
+    for q in 0..4 {
+        let [a, b, c, d] = [r[4 * q], r[4 * q + 1], r[4 * q + 2], r[4 * q + 3]];
+        let ab_lo = _mm512_unpacklo_epi32(a, b);
+        let ab_hi = _mm512_unpackhi_epi32(a, b);
+        let cd_lo = _mm512_unpacklo_epi32(c, d);
+        let cd_hi = _mm512_unpackhi_epi32(c, d);
+        g[q][0] = _mm512_unpacklo_epi64(ab_lo, cd_lo);
+        g[q][1] = _mm512_unpackhi_epi64(ab_lo, cd_lo);
+        g[q][2] = _mm512_unpacklo_epi64(ab_hi, cd_hi);
+        g[q][3] = _mm512_unpackhi_epi64(ab_hi, cd_hi);
+    }
+    // g[q][i] chunk j = word 4j+i of lanes 4q..4q+4. Stage 3/4: gather chunks j.
+    let mut out = [_mm512_setzero_si512(); 16];
+    for i in 0..4 {
+        let u01_lo = _mm512_shuffle_i32x4(g[0][i], g[1][i], 0b10_00_10_00);
+        let u01_hi = _mm512_shuffle_i32x4(g[0][i], g[1][i], 0b11_01_11_01);
+        let u23_lo = _mm512_shuffle_i32x4(g[2][i], g[3][i], 0b10_00_10_00);
+        let u23_hi = _mm512_shuffle_i32x4(g[2][i], g[3][i], 0b11_01_11_01);
+        out[i] = _mm512_shuffle_i32x4(u01_lo, u23_lo, 0b10_00_10_00);
+        out[8 + i] = _mm512_shuffle_i32x4(u01_lo, u23_lo, 0b11_01_11_01);
+        out[4 + i] = _mm512_shuffle_i32x4(u01_hi, u23_hi, 0b10_00_10_00);
+        out[12 + i] = _mm512_shuffle_i32x4(u01_hi, u23_hi, 0b11_01_11_01);
+    }
+    out
+}
+
+/// Bytes ahead of the current block to prefetch in each lane.
+const PREFETCH: usize = 512;
+
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+    let lanes = 16 * S;
+    let zero = _mm512_setzero_si512();
+    let sp = state.as_mut_ptr();
+    let mut st = [[zero; S]; 5];
+    for (w, sw) in st.iter_mut().enumerate() {
+        for (s, v) in sw.iter_mut().enumerate() {
+            // SAFETY: state holds 5 * lanes words (asserted by the caller).
+            *v = unsafe { _mm512_loadu_si512(sp.add(w * lanes + s * 16).cast()) };
+        }
+    }
+    let mut ptrs = [[core::ptr::null::<u8>(); 16]; S];
+    for (s, p) in ptrs.iter_mut().enumerate() {
+        for (l, p) in p.iter_mut().enumerate() {
+            *p = blocks[s * 16 + l].as_ptr();
+        }
+    }
+    let k = [
+        _mm512_set1_epi32(0x5a82_7999),
+        _mm512_set1_epi32(0x6ed9_eba1),
+        _mm512_set1_epi32(0x8f1b_bcdcu32 as i32),
+        _mm512_set1_epi32(0xca62_c1d6u32 as i32),
+    ];
+
+    macro_rules! add {
+        ($x:expr, $y:expr) => {
+            _mm512_add_epi32($x, $y)
+        };
+    }
+    // Round t for every set: e += rol5(a) + f(b, c, d) + K + W[t]; b = rol30(b).
+    // From round 16 on, W[t] (slot t mod 16) is first computed from the window.
+    macro_rules! round {
+        ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $w:ident, $t:expr) => {
+            let i = $t & 15;
+            for s in 0..S {
+                if $t >= 16 {
+                    let x = _mm512_ternarylogic_epi32(
+                        $w[(i + 13) & 15][s],
+                        $w[(i + 8) & 15][s],
+                        $w[(i + 2) & 15][s],
+                        0x96,
+                    );
+                    $w[i][s] = _mm512_rol_epi32(_mm512_xor_si512(x, $w[i][s]), 1);
+                }
+                let (b, c, d) = ($b[s], $c[s], $d[s]);
+                let f = match $t / 20 {
+                    0 => _mm512_ternarylogic_epi32(b, c, d, 0xca),
+                    2 => _mm512_ternarylogic_epi32(b, c, d, 0xe8),
+                    _ => _mm512_ternarylogic_epi32(b, c, d, 0x96),
+                };
+                let ekw = add!($e[s], add!($w[i][s], k[$t / 20]));
+                $e[s] = add!(add!(_mm512_rol_epi32($a[s], 5), f), ekw);
+                $b[s] = _mm512_rol_epi32(b, 30);
+            }
+        };
+    }
+    macro_rules! five {
+        ($w:ident, $g:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident) => {
+            round!($a, $b, $c, $d, $e, $w, 5 * $g);
+            round!($e, $a, $b, $c, $d, $w, 5 * $g + 1);
+            round!($d, $e, $a, $b, $c, $w, 5 * $g + 2);
+            round!($c, $d, $e, $a, $b, $w, 5 * $g + 3);
+            round!($b, $c, $d, $e, $a, $w, 5 * $g + 4);
+        };
+    }
+
+    // Block `$blk` of every lane, byte-swapped and transposed: W[0..16] for each set.
+    macro_rules! load {
+        ($blk:expr) => {{
+            let mut w = [[zero; S]; 16];
+            for (s, p) in ptrs.iter().enumerate() {
+                let mut r = [zero; 16];
+                for (l, v) in r.iter_mut().enumerate() {
+                    // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
+                    // by the caller) and $blk < nblocks; the load is unaligned.
+                    *v = bswap(unsafe { _mm512_loadu_si512(p[l].add($blk * 64).cast()) });
+                    // A hint only: prefetching past the end of a slice cannot fault.
+                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add($blk * 64 + PREFETCH).cast());
+                }
+                for (i, v) in transpose(r).into_iter().enumerate() {
+                    w[i][s] = v;
+                }
+            }
+            w
+        }};
+    }
+
+    if nblocks == 0 {
+        return;
+    }
+    let mut next = load!(0);
+    for blk in 0..nblocks {
+        let mut w = next;
+        let [mut a, mut b, mut c, mut d, mut e] = st;
+        five!(w, 0, a, b, c, d, e);
+        five!(w, 1, a, b, c, d, e);
+        five!(w, 2, a, b, c, d, e);
+        five!(w, 3, a, b, c, d, e);
+        // Load and transpose the next block here, so its shuffles overlap the rounds
+        // instead of stalling the start of the next block.
+        if blk + 1 < nblocks {
+            next = load!(blk + 1);
+        }
+        five!(w, 4, a, b, c, d, e);
+        five!(w, 5, a, b, c, d, e);
+        five!(w, 6, a, b, c, d, e);
+        five!(w, 7, a, b, c, d, e);
+        five!(w, 8, a, b, c, d, e);
+        five!(w, 9, a, b, c, d, e);
+        five!(w, 10, a, b, c, d, e);
+        five!(w, 11, a, b, c, d, e);
+        five!(w, 12, a, b, c, d, e);
+        five!(w, 13, a, b, c, d, e);
+        five!(w, 14, a, b, c, d, e);
+        five!(w, 15, a, b, c, d, e);
+        for (sw, v) in st.iter_mut().zip([a, b, c, d, e]) {
+            for s in 0..S {
+                sw[s] = add!(sw[s], v[s]);
+            }
+        }
+    }
+
+    for (w, sw) in st.iter().enumerate() {
+        for (s, v) in sw.iter().enumerate() {
+            // SAFETY: as for the loads above.
+            unsafe { _mm512_storeu_si512(sp.add(w * lanes + s * 16).cast(), *v) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lanes::testing::check_kernel;
+    use crate::sha1::Sha1;
+
+    #[test]
+    fn avx512_kernels_match_reference() {
+        for k in kernels(crate::isa::Features::detect()) {
+            check_kernel::<Sha1>(&k);
+        }
+    }
 }

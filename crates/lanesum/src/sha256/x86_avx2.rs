@@ -1,8 +1,239 @@
-//! Placeholder: the AVX2 kernels for this family land here.
+//! AVX2 SHA-256: 8 lanes per set (one u32 lane of a ymm per message), `S` sets
+//! interleaved.
+//!
+//! Same shape as the AVX-512 kernel: per block, each lane's 64 bytes are loaded as two
+//! ymm, byte-swapped with `vpshufb` and transposed with unpack/`vperm2i128` shuffles into
+//! W[0..16]; the schedule runs on the fly in a rolling 16-word window on the stack; the
+//! rounds are a loop of 16 unrolled steps. AVX2 has no rotate or ternary-logic
+//! instruction, so each rotate is two shifts and an OR, and Maj reuses the previous
+//! round's `a ^ b`.
+//!
+//! Measured 1.65-1.75 GB/s at 16 KiB for one or two sets (about 50 ops per round on
+//! three 256-bit ports), on par with single-stream SHA-NI: this is the path for AVX2
+//! machines without SHA-NI.
 
+use super::K;
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
+use core::arch::x86_64::*;
 
-pub(crate) fn kernels(_features: Features) -> Vec<LaneKernel<u32>> {
-    Vec::new()
+pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
+    if !features.avx2 {
+        return Vec::new();
+    }
+    vec![
+        LaneKernel::new("avx2x1", 8, 1.65, run::<1>),
+        LaneKernel::new("avx2x2", 16, 1.65, run::<2>),
+    ]
+}
+
+fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+    assert_eq!(state.len(), 8 * 8 * S);
+    assert_eq!(blocks.len(), 8 * S);
+    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
+    // SAFETY: this fn is only stored in a LaneKernel built after `features.avx2` was
+    // detected; the slice lengths the kernel reads were asserted above.
+    unsafe { compress::<S>(state, blocks, nblocks) }
+}
+
+/// Byte-swap each u32 (vpshufb indices, repeated per 128-bit lane).
+#[target_feature(enable = "avx2")]
+fn bswap(v: __m256i) -> __m256i {
+    let idx = _mm256_set_epi32(
+        0x0c0d_0e0f,
+        0x0809_0a0b,
+        0x0405_0607,
+        0x0001_0203,
+        0x0c0d_0e0f,
+        0x0809_0a0b,
+        0x0405_0607,
+        0x0001_0203,
+    );
+    _mm256_shuffle_epi8(v, idx)
+}
+
+/// 8x8 transpose of u32: `r[l]` holds 8 words of lane l; returns one vector per word.
+#[target_feature(enable = "avx2")]
+fn transpose(r: [__m256i; 8]) -> [__m256i; 8] {
+    // Within 128-bit halves: g[q][i] = word i (half 0) / i+4 (half 1) of lanes 4q..4q+4.
+    let mut g = [[_mm256_setzero_si256(); 4]; 2];
+    for q in 0..2 {
+        let [a, b, c, d] = [r[4 * q], r[4 * q + 1], r[4 * q + 2], r[4 * q + 3]];
+        let ab_lo = _mm256_unpacklo_epi32(a, b);
+        let ab_hi = _mm256_unpackhi_epi32(a, b);
+        let cd_lo = _mm256_unpacklo_epi32(c, d);
+        let cd_hi = _mm256_unpackhi_epi32(c, d);
+        g[q][0] = _mm256_unpacklo_epi64(ab_lo, cd_lo);
+        g[q][1] = _mm256_unpackhi_epi64(ab_lo, cd_lo);
+        g[q][2] = _mm256_unpacklo_epi64(ab_hi, cd_hi);
+        g[q][3] = _mm256_unpackhi_epi64(ab_hi, cd_hi);
+    }
+    let mut out = [_mm256_setzero_si256(); 8];
+    for i in 0..4 {
+        out[i] = _mm256_permute2x128_si256(g[0][i], g[1][i], 0x20);
+        out[4 + i] = _mm256_permute2x128_si256(g[0][i], g[1][i], 0x31);
+    }
+    out
+}
+
+/// Bytes ahead of the current block to prefetch in each lane.
+const PREFETCH: usize = 512;
+
+#[target_feature(enable = "avx2")]
+unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+    let lanes = 8 * S;
+    let zero = _mm256_setzero_si256();
+    let sp = state.as_mut_ptr();
+    let mut st = [[zero; S]; 8];
+    for (w, sw) in st.iter_mut().enumerate() {
+        for (s, v) in sw.iter_mut().enumerate() {
+            // SAFETY: state holds 8 * lanes words (asserted by the caller).
+            *v = unsafe { _mm256_loadu_si256(sp.add(w * lanes + s * 8).cast()) };
+        }
+    }
+    let mut ptrs = [[core::ptr::null::<u8>(); 8]; S];
+    for (s, p) in ptrs.iter_mut().enumerate() {
+        for (l, p) in p.iter_mut().enumerate() {
+            *p = blocks[s * 8 + l].as_ptr();
+        }
+    }
+
+    macro_rules! add {
+        ($x:expr, $y:expr) => {
+            _mm256_add_epi32($x, $y)
+        };
+    }
+    macro_rules! xor {
+        ($x:expr, $y:expr) => {
+            _mm256_xor_si256($x, $y)
+        };
+    }
+    macro_rules! ror {
+        ($x:expr, $n:literal) => {
+            _mm256_or_si256(
+                _mm256_srli_epi32::<$n>($x),
+                _mm256_slli_epi32::<{ 32 - $n }>($x),
+            )
+        };
+    }
+    // One round for every set; `$d` and `$h` are the words that change. `$ab` holds
+    // a ^ b of this round on exit (it is b ^ c of the next).
+    macro_rules! round {
+        ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident,
+         $bc:ident, $w:ident, $i:expr, $t:expr) => {
+            let k = _mm256_set1_epi32(K[$t & 63] as i32);
+            for s in 0..S {
+                let e = $e[s];
+                let a = $a[s];
+                let s1 = xor!(xor!(ror!(e, 6), ror!(e, 11)), ror!(e, 25));
+                let g = $g[s];
+                let ch = xor!(g, _mm256_and_si256(e, xor!($f[s], g)));
+                let s0 = xor!(xor!(ror!(a, 2), ror!(a, 13)), ror!(a, 22));
+                let ab = xor!(a, $b[s]);
+                let maj = xor!($b[s], _mm256_and_si256(ab, $bc[s]));
+                $bc[s] = ab;
+                let hkw = add!($h[s], add!($w[$i][s], k));
+                let t1 = add!(add!(s1, ch), hkw);
+                $d[s] = add!($d[s], t1);
+                $h[s] = add!(t1, add!(s0, maj));
+            }
+        };
+    }
+    // W[i] += s0(W[i+1]) + W[i+9] + s1(W[i+14]) (indices mod 16) for every set.
+    macro_rules! sched {
+        ($w:ident, $i:expr) => {
+            for s in 0..S {
+                let x = $w[($i + 1) & 15][s];
+                let y = $w[($i + 14) & 15][s];
+                let s0 = xor!(xor!(ror!(x, 7), ror!(x, 18)), _mm256_srli_epi32::<3>(x));
+                let s1 = xor!(xor!(ror!(y, 17), ror!(y, 19)), _mm256_srli_epi32::<10>(y));
+                $w[$i][s] = add!(add!($w[$i][s], $w[($i + 9) & 15][s]), add!(s0, s1));
+            }
+        };
+    }
+    macro_rules! rounds16 {
+        ($w:ident, $t0:expr, $sched:tt, $bc:ident, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident,
+         $f:ident, $g:ident, $h:ident) => {
+            rounds16!(@r $w, $t0, $sched, $bc, $a, $b, $c, $d, $e, $f, $g, $h, 0);
+            rounds16!(@r $w, $t0, $sched, $bc, $h, $a, $b, $c, $d, $e, $f, $g, 1);
+            rounds16!(@r $w, $t0, $sched, $bc, $g, $h, $a, $b, $c, $d, $e, $f, 2);
+            rounds16!(@r $w, $t0, $sched, $bc, $f, $g, $h, $a, $b, $c, $d, $e, 3);
+            rounds16!(@r $w, $t0, $sched, $bc, $e, $f, $g, $h, $a, $b, $c, $d, 4);
+            rounds16!(@r $w, $t0, $sched, $bc, $d, $e, $f, $g, $h, $a, $b, $c, 5);
+            rounds16!(@r $w, $t0, $sched, $bc, $c, $d, $e, $f, $g, $h, $a, $b, 6);
+            rounds16!(@r $w, $t0, $sched, $bc, $b, $c, $d, $e, $f, $g, $h, $a, 7);
+            rounds16!(@r $w, $t0, $sched, $bc, $a, $b, $c, $d, $e, $f, $g, $h, 8);
+            rounds16!(@r $w, $t0, $sched, $bc, $h, $a, $b, $c, $d, $e, $f, $g, 9);
+            rounds16!(@r $w, $t0, $sched, $bc, $g, $h, $a, $b, $c, $d, $e, $f, 10);
+            rounds16!(@r $w, $t0, $sched, $bc, $f, $g, $h, $a, $b, $c, $d, $e, 11);
+            rounds16!(@r $w, $t0, $sched, $bc, $e, $f, $g, $h, $a, $b, $c, $d, 12);
+            rounds16!(@r $w, $t0, $sched, $bc, $d, $e, $f, $g, $h, $a, $b, $c, 13);
+            rounds16!(@r $w, $t0, $sched, $bc, $c, $d, $e, $f, $g, $h, $a, $b, 14);
+            rounds16!(@r $w, $t0, $sched, $bc, $b, $c, $d, $e, $f, $g, $h, $a, 15);
+        };
+        (@r $w:ident, $t0:expr, true, $bc:ident, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident,
+         $f:ident, $g:ident, $h:ident, $i:expr) => {
+            sched!($w, $i);
+            round!($a, $b, $c, $d, $e, $f, $g, $h, $bc, $w, $i, $t0 + $i);
+        };
+        (@r $w:ident, $t0:expr, false, $bc:ident, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident,
+         $f:ident, $g:ident, $h:ident, $i:expr) => {
+            round!($a, $b, $c, $d, $e, $f, $g, $h, $bc, $w, $i, $t0 + $i);
+        };
+    }
+
+    for blk in 0..nblocks {
+        let mut w = [[zero; S]; 16];
+        for (s, p) in ptrs.iter().enumerate() {
+            for half in 0..2 {
+                let mut r = [zero; 8];
+                for (l, v) in r.iter_mut().enumerate() {
+                    let at = blk * 64 + half * 32;
+                    // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
+                    // by the caller) and blk < nblocks; the load is unaligned.
+                    *v = bswap(unsafe { _mm256_loadu_si256(p[l].add(at).cast()) });
+                    // A hint only: prefetching past the end of a slice cannot fault.
+                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add(at + PREFETCH).cast());
+                }
+                for (i, v) in transpose(r).into_iter().enumerate() {
+                    w[half * 8 + i][s] = v;
+                }
+            }
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
+        let mut bc = [zero; S];
+        for s in 0..S {
+            bc[s] = xor!(b[s], c[s]);
+        }
+        rounds16!(w, 0, false, bc, a, b, c, d, e, f, g, h);
+        for t0 in [16, 32, 48] {
+            rounds16!(w, t0, true, bc, a, b, c, d, e, f, g, h);
+        }
+        for (sw, v) in st.iter_mut().zip([a, b, c, d, e, f, g, h]) {
+            for s in 0..S {
+                sw[s] = add!(sw[s], v[s]);
+            }
+        }
+    }
+
+    for (w, sw) in st.iter().enumerate() {
+        for (s, v) in sw.iter().enumerate() {
+            // SAFETY: as for the loads above.
+            unsafe { _mm256_storeu_si256(sp.add(w * lanes + s * 8).cast(), *v) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lanes::testing::check_kernel;
+    use crate::sha256::Sha256;
+
+    #[test]
+    fn avx2_kernels_match_reference() {
+        for k in kernels(crate::isa::Features::detect()) {
+            check_kernel::<Sha256>(&k);
+        }
+    }
 }
