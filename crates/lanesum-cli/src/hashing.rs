@@ -133,15 +133,19 @@ fn read_whole(p: &OsString) -> io::Result<Vec<u8>> {
 }
 
 fn hash_streamed(input: &Input, algs: &[Algorithm]) -> io::Result<Hashed> {
-    let mut buf = vec![0u8; CHUNK];
     match input {
-        Input::Stdin => hash_reader(io::stdin().lock(), algs, &mut buf),
+        Input::Stdin => hash_reader(io::stdin(), algs),
         Input::Path(p) => {
             let f = File::open(p)?;
-            match map_large(&f) {
-                Some(map) => Ok(hash_mapped(&map, algs)),
-                None => hash_reader(f, algs, &mut buf),
+            // Mapping pays only where it lets BLAKE3 use every core; for the serial
+            // hashes a read() copy overlapped with hashing (below) is faster than page
+            // faults on the hashing thread.
+            if algs.iter().any(|a| matches!(a, Algorithm::Blake3(_))) {
+                if let Some(map) = map_large(&f) {
+                    return Ok(hash_mapped(&map, algs));
+                }
             }
+            hash_reader(f, algs)
         }
     }
 }
@@ -188,21 +192,51 @@ fn hash_mapped(map: &[u8], algs: &[Algorithm]) -> Hashed {
     }
 }
 
-fn hash_reader(mut r: impl Read, algs: &[Algorithm], buf: &mut [u8]) -> io::Result<Hashed> {
+/// Stream `r` through every algorithm. A reader thread fills the next buffer while this
+/// thread hashes the current one, so the copy out of the page cache (or the wait on a
+/// pipe) overlaps the hashing; several algorithms hash each buffer side by side.
+fn hash_reader(mut r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed> {
+    use std::sync::mpsc::sync_channel;
+    const BUFFERS: usize = 3;
     let mut hashers: Vec<Hasher> = algs.iter().map(|&a| Hasher::new(a)).collect();
     let mut size = 0u64;
-    loop {
-        let n = match r.read(buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        size += n as u64;
-        for h in &mut hashers {
-            h.update(&buf[..n]);
-        }
+    let (full_tx, full_rx) = sync_channel::<io::Result<(Vec<u8>, usize)>>(BUFFERS);
+    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(BUFFERS);
+    for _ in 0..BUFFERS {
+        empty_tx.send(vec![0u8; CHUNK]).expect("receiver alive");
     }
+    std::thread::scope(|scope| -> io::Result<()> {
+        scope.spawn(move || {
+            while let Ok(mut buf) = empty_rx.recv() {
+                let res = loop {
+                    match r.read(&mut buf) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        other => break other,
+                    }
+                };
+                let done = !matches!(res, Ok(n) if n > 0);
+                if full_tx.send(res.map(|n| (buf, n))).is_err() || done {
+                    return;
+                }
+            }
+        });
+        loop {
+            let (buf, n) = full_rx.recv().expect("reader sends until done")?;
+            if n == 0 {
+                return Ok(());
+            }
+            size += n as u64;
+            if let [h] = &mut hashers[..] {
+                h.update(&buf[..n]);
+            } else {
+                hashers.par_iter_mut().for_each(|h| {
+                    h.update(&buf[..n]);
+                });
+            }
+            // The reader may have stopped after an error; then nobody needs the buffer.
+            let _ = empty_tx.send(buf);
+        }
+    })?;
     Ok(Hashed {
         size,
         digests: hashers.into_iter().map(Hasher::finalize).collect(),

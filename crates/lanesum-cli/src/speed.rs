@@ -123,6 +123,18 @@ struct Row {
 
 /// Entry point; `args` are the words after `speed`. Returns the exit status.
 pub fn run(args: Vec<OsString>) -> i32 {
+    // Paths that would spread work over rayon's threads (BLAKE3's large updates) must stay
+    // on this thread, whose CPU clock is the one measured.
+    match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+        Ok(pool) => pool.install(|| run_single_threaded(args)),
+        Err(e) => {
+            eprintln!("lanesum speed: {e}");
+            1
+        }
+    }
+}
+
+fn run_single_threaded(args: Vec<OsString>) -> i32 {
     let m = match command().no_binary_name(true).try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => {
