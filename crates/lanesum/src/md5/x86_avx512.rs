@@ -1,8 +1,203 @@
-//! Placeholder: the AVX512 kernels for this family land here.
+//! AVX-512 MD5: 16 lanes per zmm set, `N` independent sets interleaved per call.
+//!
+//! Layout: set `s` owns lanes `16 s .. 16 s + 16`; state word `w` of the set is one zmm
+//! loaded from `state[w * lanes + 16 s ..]`. Each block, every set's 16 lane buffers are
+//! transposed in-kernel into 16 message-word vectors (256-bit loads merged with
+//! `vinserti64x4`, then `vpunpck{l,h}{dq,qdq}` and `vshufi32x4`: 64 uops per 16 lanes,
+//! no gathers) kept in a stack buffer that the rounds read as memory operands.
+//!
+//! One step is `a = b + rol(a + K + M + f(b, c, d), s)`: `f` is one `vpternlogd`, the
+//! rotate one `vprold`. The dependent chain (ternlog, add, rotate, add) is ~8 cycles and a
+//! set issues ~6 uops per step on the two 512-bit ports, so one set stalls; several sets
+//! interleaved fill the ports.
 
+use core::arch::x86_64::*;
+
+use super::{word_index, K, S};
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
 
-pub(crate) fn kernels(_features: Features) -> Vec<LaneKernel<u32>> {
-    Vec::new()
+/// `vpternlogd` immediates with operands (b, c, d) = (0xf0, 0xcc, 0xaa).
+const TL_F: i32 = 0xca; // d ^ (b & (c ^ d))
+const TL_G: i32 = 0xe4; // (b & d) | (c & !d)
+const TL_H: i32 = 0x96; // b ^ c ^ d
+const TL_I: i32 = 0x39; // c ^ (b | !d)
+
+pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
+    if !features.avx512 {
+        return Vec::new();
+    }
+    vec![
+        LaneKernel::new("avx512x1", 16, 8.0, run::<1>),
+        LaneKernel::new("avx512x2", 32, 12.0, run::<2>),
+        LaneKernel::new("avx512x3", 48, 14.0, run::<3>),
+        LaneKernel::new("avx512x4", 64, 16.0, run::<4>),
+        LaneKernel::new("avx512x5", 80, 16.0, run::<5>),
+        LaneKernel::new("avx512x6", 96, 16.0, run::<6>),
+    ]
+}
+
+/// Safe entry stored in the `LaneKernel`; checks the slice shapes the kernel relies on.
+fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+    assert_eq!(state.len(), 4 * 16 * N);
+    assert_eq!(blocks.len(), 16 * N);
+    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
+    // SAFETY: this fn is only reachable through a LaneKernel built by `kernels` after
+    // `features.avx512` showed the CPU has AVX-512F; slice lengths are checked above.
+    unsafe { compress::<N>(state, blocks, nblocks) }
+}
+
+/// Transpose 16 lanes' 64-byte blocks (lane `l` at `p[l]`) into `m[w]` = word `w` of
+/// every lane.
+///
+/// # Safety
+/// Each `p[l]` must be readable for 64 bytes; the CPU must have AVX-512F.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn load_transpose(p: &[*const u8; 16], m: &mut [__m512i; 16]) {
+    // Group (h, g): words 8h..8h+8 of lanes 8g..8g+8. Vector r of the group holds lane
+    // 8g + r in its low 256 bits and lane 8g + 4 + r in its high 256 bits.
+    for h in 0..2 {
+        for g in 0..2 {
+            let mut v = [_mm512_setzero_si512(); 4];
+            for (r, v) in v.iter_mut().enumerate() {
+                // SAFETY: words 8h..8h+8 lie inside each lane's 64 readable bytes.
+                unsafe {
+                    let lo = _mm256_loadu_si256(p[8 * g + r].add(32 * h).cast());
+                    let hi = _mm256_loadu_si256(p[8 * g + 4 + r].add(32 * h).cast());
+                    *v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+                }
+            }
+            // 4x4 transpose inside every 128-bit chunk.
+            let t0 = _mm512_unpacklo_epi32(v[0], v[1]);
+            let t1 = _mm512_unpackhi_epi32(v[0], v[1]);
+            let t2 = _mm512_unpacklo_epi32(v[2], v[3]);
+            let t3 = _mm512_unpackhi_epi32(v[2], v[3]);
+            // o[k] chunks: word 8h+k and 8h+4+k of lanes 8g..8g+4, then of 8g+4..8g+8.
+            let o = [
+                _mm512_unpacklo_epi64(t0, t2),
+                _mm512_unpackhi_epi64(t0, t2),
+                _mm512_unpacklo_epi64(t1, t3),
+                _mm512_unpackhi_epi64(t1, t3),
+            ];
+            // Stash lanes 0..8 (g = 0) in m until the g = 1 half arrives.
+            if g == 0 {
+                m[8 * h..8 * h + 4].copy_from_slice(&o);
+            } else {
+                for k in 0..4 {
+                    let a = m[8 * h + k];
+                    // Chunks [a.0, a.2, o.0, o.2] = word 8h+k of lanes 0..16.
+                    m[8 * h + k] = _mm512_shuffle_i32x4::<0b10_00_10_00>(a, o[k]);
+                    m[8 * h + 4 + k] = _mm512_shuffle_i32x4::<0b11_01_11_01>(a, o[k]);
+                }
+            }
+        }
+    }
+}
+
+/// Compress `nblocks` blocks in each of `16 N` lanes.
+///
+/// # Safety
+/// `state.len() == 64 N`, `blocks.len() == 16 N`, every block slice holds at least
+/// `64 nblocks` bytes; the CPU must have AVX-512F.
+#[target_feature(enable = "avx512f")]
+unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+    let lanes = 16 * N;
+    let sp = state.as_mut_ptr();
+    let z = _mm512_setzero_si512();
+    let (mut a, mut b, mut c, mut d) = ([z; N], [z; N], [z; N], [z; N]);
+    for j in 0..N {
+        // SAFETY: state holds 4 words x 16 N lanes; each load is 16 words inside it.
+        unsafe {
+            a[j] = _mm512_loadu_si512(sp.add(16 * j).cast());
+            b[j] = _mm512_loadu_si512(sp.add(lanes + 16 * j).cast());
+            c[j] = _mm512_loadu_si512(sp.add(2 * lanes + 16 * j).cast());
+            d[j] = _mm512_loadu_si512(sp.add(3 * lanes + 16 * j).cast());
+        }
+    }
+    let mut ptrs = [[core::ptr::null::<u8>(); 16]; N];
+    for (j, set) in ptrs.iter_mut().enumerate() {
+        for (l, p) in set.iter_mut().enumerate() {
+            *p = blocks[16 * j + l].as_ptr();
+        }
+    }
+    let mut msg = [[z; 16]; N];
+
+    macro_rules! step {
+        ($tl:expr, $a:ident, $b:ident, $c:ident, $d:ident, $i:expr, $s:expr) => {{
+            for j in 0..N {
+                let t = _mm512_add_epi32($a[j], _mm512_set1_epi32(K[$i] as i32));
+                let t = _mm512_add_epi32(t, msg[j][const { word_index($i) }]);
+                let f = _mm512_ternarylogic_epi32::<{ $tl }>($b[j], $c[j], $d[j]);
+                let t = _mm512_add_epi32(t, f);
+                $a[j] = _mm512_add_epi32($b[j], _mm512_rol_epi32::<{ $s as i32 }>(t));
+            }
+        }};
+    }
+    macro_rules! quad {
+        ($tl:expr, $r:expr, $i:expr) => {
+            step!($tl, a, b, c, d, $i, S[$r][0]);
+            step!($tl, d, a, b, c, $i + 1, S[$r][1]);
+            step!($tl, c, d, a, b, $i + 2, S[$r][2]);
+            step!($tl, b, c, d, a, $i + 3, S[$r][3]);
+        };
+    }
+
+    for blk in 0..nblocks {
+        for j in 0..N {
+            let mut p = ptrs[j];
+            for q in p.iter_mut() {
+                // SAFETY: block `blk` of every lane lies inside its slice (64 nblocks bytes).
+                *q = unsafe { q.add(64 * blk) };
+            }
+            // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX-512F is on.
+            unsafe { load_transpose(&p, &mut msg[j]) };
+        }
+        let (aa, bb, cc, dd) = (a, b, c, d);
+        quad!(TL_F, 0, 0);
+        quad!(TL_F, 0, 4);
+        quad!(TL_F, 0, 8);
+        quad!(TL_F, 0, 12);
+        quad!(TL_G, 1, 16);
+        quad!(TL_G, 1, 20);
+        quad!(TL_G, 1, 24);
+        quad!(TL_G, 1, 28);
+        quad!(TL_H, 2, 32);
+        quad!(TL_H, 2, 36);
+        quad!(TL_H, 2, 40);
+        quad!(TL_H, 2, 44);
+        quad!(TL_I, 3, 48);
+        quad!(TL_I, 3, 52);
+        quad!(TL_I, 3, 56);
+        quad!(TL_I, 3, 60);
+        for j in 0..N {
+            a[j] = _mm512_add_epi32(a[j], aa[j]);
+            b[j] = _mm512_add_epi32(b[j], bb[j]);
+            c[j] = _mm512_add_epi32(c[j], cc[j]);
+            d[j] = _mm512_add_epi32(d[j], dd[j]);
+        }
+    }
+    for j in 0..N {
+        // SAFETY: as for the loads above.
+        unsafe {
+            _mm512_storeu_si512(sp.add(16 * j).cast(), a[j]);
+            _mm512_storeu_si512(sp.add(lanes + 16 * j).cast(), b[j]);
+            _mm512_storeu_si512(sp.add(2 * lanes + 16 * j).cast(), c[j]);
+            _mm512_storeu_si512(sp.add(3 * lanes + 16 * j).cast(), d[j]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lanes::testing::check_kernel;
+    use crate::md5::Md5;
+
+    #[test]
+    fn avx512_kernels_match_reference() {
+        for k in kernels(crate::isa::active()) {
+            check_kernel::<Md5>(&k);
+        }
+    }
 }

@@ -1,0 +1,49 @@
+//! MD5 kernel throughput: `hash_many_with` on 64 messages per size, every kernel vs x1,
+//! GB/s per core (single thread, best of several runs).
+//!
+//! `cargo run --release -p lanesum --example kbench_md5 [kernel-substring]`
+
+use std::time::Instant;
+
+use lanesum::{hash_many_with, kernels, Algorithm};
+
+fn main() {
+    let filter = std::env::args().nth(1).unwrap_or_default();
+    let sizes = [(64usize, "64 B"), (1 << 10, "1 KiB"), (16 << 10, "16 KiB"), (1 << 20, "1 MiB")];
+    let names: Vec<&str> = kernels(Algorithm::Md5)
+        .iter()
+        .map(|k| k.name)
+        .filter(|n| *n == "x1" || n.contains(&*filter))
+        .collect();
+    print!("{:>10}", "kernel");
+    for (_, label) in sizes {
+        print!("{label:>9}");
+    }
+    println!();
+    let data: Vec<Vec<u8>> = sizes
+        .iter()
+        .map(|&(len, _)| (0..64 * len).map(|i| (i * 131 + i / 977) as u8).collect())
+        .collect();
+    for name in names {
+        print!("{name:>10}");
+        for (&(len, _), buf) in sizes.iter().zip(&data) {
+            let msgs: Vec<&[u8]> = buf.chunks(len).collect();
+            let total = (64 * len) as f64;
+            // About 0.2 s of work per cell, best of 5 repeats.
+            let probe = Instant::now();
+            hash_many_with(Algorithm::Md5, name, &msgs).unwrap();
+            let once = probe.elapsed().as_secs_f64().max(1e-7);
+            let iters = ((0.04 / once) as usize).clamp(1, 100_000);
+            let mut best = f64::MAX;
+            for _ in 0..5 {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    std::hint::black_box(hash_many_with(Algorithm::Md5, name, &msgs));
+                }
+                best = best.min(t.elapsed().as_secs_f64() / iters as f64);
+            }
+            print!("{:>9.2}", total / best / 1e9);
+        }
+        println!();
+    }
+}
