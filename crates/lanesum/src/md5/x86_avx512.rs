@@ -17,6 +17,10 @@ use super::{word_index, K, S};
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
 
+/// Bytes ahead of the current block that each lane prefetches: with 64+ streams from
+/// L3 or memory the hardware prefetchers fall behind.
+const PREFETCH: usize = 256;
+
 /// `vpternlogd` immediates with operands (b, c, d) = (0xf0, 0xcc, 0xaa).
 const TL_F: i32 = 0xca; // d ^ (b & (c ^ d))
 const TL_G: i32 = 0xe4; // (b & d) | (c & !d)
@@ -170,6 +174,8 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
             for q in p.iter_mut() {
                 // SAFETY: block `blk` of every lane lies inside its slice (64 nblocks bytes).
                 *q = unsafe { q.add(64 * blk) };
+                // A prefetch is only a hint: past the end of a slice it does nothing.
+                _mm_prefetch::<_MM_HINT_T1>(q.wrapping_add(PREFETCH).cast());
             }
             // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX-512F is on.
             unsafe { load_transpose(&p, &mut msg[j]) };
@@ -219,6 +225,49 @@ mod tests {
     fn avx512_kernels_match_reference() {
         for k in kernels(crate::isa::active()) {
             check_kernel::<Md5>(&k);
+        }
+    }
+}
+
+#[cfg(test)]
+mod speed {
+    /// Raw kernel GB/s per set count, no scheduler:
+    /// `cargo test -p lanesum --release --lib md5_avx512_speed -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn md5_avx512_speed() {
+        fn cpu() -> f64 {
+            #[repr(C)]
+            struct Timespec(i64, i64);
+            extern "C" {
+                fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+            }
+            let mut ts = Timespec(0, 0);
+            // SAFETY: clock_gettime(CLOCK_THREAD_CPUTIME_ID) writes one timespec.
+            assert_eq!(unsafe { clock_gettime(3, &mut ts) }, 0);
+            ts.0 as f64 + ts.1 as f64 * 1e-9
+        }
+        if !crate::isa::active().avx512 {
+            return;
+        }
+        // MD5_SPEED_BLOCKS=16384 for 1 MiB lanes.
+        let nb: usize = std::env::var("MD5_SPEED_BLOCKS").map_or(256, |v| v.parse().unwrap());
+        let data: Vec<u8> = (0..96 * (nb * 64 + 64)).map(|i| (i * 7) as u8).collect();
+        for k in super::kernels(crate::isa::active()) {
+            let bufs: Vec<&[u8]> = (0..k.lanes)
+                .map(|l| &data[l * (nb * 64 + 64)..][..nb * 64])
+                .collect();
+            let mut st = vec![0u32; 4 * k.lanes];
+            let mut best = f64::MAX;
+            for _ in 0..(5120 / nb).max(3) {
+                let t = cpu();
+                for _ in 0..4 {
+                    k.compress(&mut st, 4, 64, &bufs, nb);
+                }
+                best = best.min(cpu() - t);
+            }
+            let bytes = (4 * k.lanes * nb * 64) as f64;
+            println!("{:>10} {:6.2} GB/s", k.name, bytes / best / 1e9);
         }
     }
 }
