@@ -141,26 +141,35 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     }
     let mut msg = [[z; 16]; N];
 
+    // `t[j]` enters a step holding `a + K[i] + M[i]`. The step first forms the next
+    // step's sum from `d` (the next `a`), so `d` is dead before the ternlog and the
+    // ternlog overwrites it in place instead of needing a register copy.
+    let mut t = [z; N];
     macro_rules! step {
         ($tl:expr, $a:ident, $b:ident, $c:ident, $d:ident, $i:expr, $s:expr) => {{
-            for j in 0..N {
-                let t = _mm512_add_epi32($a[j], _mm512_set1_epi32(K[$i] as i32));
-                let t = opaque(_mm512_add_epi32(t, msg[j][const { word_index($i) }]));
-                let f = _mm512_ternarylogic_epi32::<{ $tl }>($b[j], $c[j], $d[j]);
-                let t = _mm512_add_epi32(t, f);
-                $a[j] = _mm512_add_epi32($b[j], _mm512_rol_epi32::<{ $s as i32 }>(t));
-            }
-        }};
-    }
-    macro_rules! quad {
-        ($tl:expr, $r:expr, $i:expr) => {
-            if $i % 16 == 0 {
+            if $i % 16 == 15 && $i < 63 {
                 // Keep the message words in memory, re-read each round: else LLVM loads
                 // each word once per block and the register allocator shuffles the 16 N
                 // live values between spill slots (a load and a store per use). From
                 // memory every use is one folded `vpaddd zmm, zmm, [rsp + ..]`.
                 core::hint::black_box(&mut msg);
             }
+            for j in 0..N {
+                let next = if $i < 63 {
+                    let u = _mm512_add_epi32($d[j], _mm512_set1_epi32(K[($i + 1) % 64] as i32));
+                    opaque(_mm512_add_epi32(u, msg[j][const { word_index(($i + 1) % 64) }]))
+                } else {
+                    z
+                };
+                let f = _mm512_ternarylogic_epi32::<{ $tl }>($b[j], $c[j], $d[j]);
+                let u = _mm512_add_epi32(t[j], f);
+                $a[j] = _mm512_add_epi32($b[j], _mm512_rol_epi32::<{ $s as i32 }>(u));
+                t[j] = next;
+            }
+        }};
+    }
+    macro_rules! quad {
+        ($tl:expr, $r:expr, $i:expr) => {
             step!($tl, a, b, c, d, $i, S[$r][0]);
             step!($tl, d, a, b, c, $i + 1, S[$r][1]);
             step!($tl, c, d, a, b, $i + 2, S[$r][2]);
@@ -179,6 +188,11 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
             }
             // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX-512F is on.
             unsafe { load_transpose(&p, &mut msg[j]) };
+        }
+        core::hint::black_box(&mut msg);
+        for j in 0..N {
+            let u = _mm512_add_epi32(a[j], _mm512_set1_epi32(K[0] as i32));
+            t[j] = opaque(_mm512_add_epi32(u, msg[j][0]));
         }
         let (aa, bb, cc, dd) = (a, b, c, d);
         quad!(TL_F, 0, 0);
