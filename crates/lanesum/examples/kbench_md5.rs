@@ -3,7 +3,6 @@
 //!
 //! `cargo run --release -p lanesum --example kbench_md5 [kernel-substring [size]]`
 
-
 use lanesum::{hash_many_with, kernels, Algorithm};
 
 /// Seconds of CPU time this thread has used: other engineers share the machine, and
@@ -27,7 +26,12 @@ fn cpu_seconds() -> f64 {
 
 fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
-    let all = [(64usize, "64 B"), (1 << 10, "1 KiB"), (16 << 10, "16 KiB"), (1 << 20, "1 MiB")];
+    let all = [
+        (64usize, "64 B"),
+        (1 << 10, "1 KiB"),
+        (16 << 10, "16 KiB"),
+        (1 << 20, "1 MiB"),
+    ];
     // Optional second argument: one message size in bytes (e.g. for `perf record`).
     let sizes: Vec<(usize, &str)> = match std::env::args().nth(2) {
         Some(n) => vec![(n.parse().unwrap(), "bytes")],
@@ -48,7 +52,11 @@ fn main() {
     let gap: usize = std::env::var("KBENCH_GAP").map_or(0, |g| g.parse().unwrap());
     let data: Vec<Vec<u8>> = sizes
         .iter()
-        .map(|&(len, _)| (0..64 * (len + gap)).map(|i| (i * 131 + i / 977) as u8).collect())
+        .map(|&(len, _)| {
+            (0..64 * (len + gap))
+                .map(|i| (i * 131 + i / 977) as u8)
+                .collect()
+        })
         .collect();
     for name in names {
         print!("{name:>10}");
