@@ -143,7 +143,25 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
             *p = blocks[16 * j + l].as_ptr();
         }
     }
-    let mut msg = [[z; 16]; N];
+    // Message words of the current block in `msg[blk & 1]`; the next block's are
+    // transposed into the other half during the rounds (see `step!`).
+    let mut msg = [[[z; 16]; N]; 2];
+    // The block being compressed (declared before the macros that read it).
+    let mut blk = 0usize;
+    macro_rules! load_set {
+        ($j:expr, $blk:expr) => {{
+            let mut p = ptrs[$j];
+            for q in p.iter_mut() {
+                // SAFETY: block `$blk` of every lane lies inside its slice
+                // (`$blk < nblocks`, slices hold 64 nblocks bytes).
+                *q = unsafe { q.add(64 * $blk) };
+                // A prefetch is only a hint: past the end of a slice it does nothing.
+                _mm_prefetch::<_MM_HINT_T1>(q.wrapping_add(PREFETCH).cast());
+            }
+            // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX-512F is on.
+            unsafe { load_transpose(&p, &mut msg[$blk & 1][$j]) };
+        }};
+    }
 
     // `t[j]` enters a step holding `a + K[i] + M[i]`. The step first forms the next
     // step's sum from `d` (the next `a`), so `d` is dead before the ternlog and the
@@ -151,6 +169,14 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     let mut t = [z; N];
     macro_rules! step {
         ($tl:expr, $a:ident, $b:ident, $c:ident, $d:ident, $i:expr, $s:expr) => {{
+            // Set j's next block is loaded and transposed before step 4 + 64 j / N:
+            // spread over the rounds, its lines (L1 misses when the lanes are 4 KiB
+            // apart and share a set) arrive while this block's rounds keep the ALUs busy.
+            for j in 0..N {
+                if $i == 4 * ((16 * j) / N) + 4 && blk + 1 < nblocks {
+                    load_set!(j, blk + 1);
+                }
+            }
             if $i % 16 == 15 && $i < 63 {
                 // Keep the message words in memory, re-read each round: else LLVM loads
                 // each word once per block and the register allocator shuffles the 16 N
@@ -163,7 +189,7 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
                     let u = _mm512_add_epi32($d[j], _mm512_set1_epi32(K[($i + 1) % 64] as i32));
                     opaque(_mm512_add_epi32(
                         u,
-                        msg[j][const { word_index(($i + 1) % 64) }],
+                        msg[blk & 1][j][const { word_index(($i + 1) % 64) }],
                     ))
                 } else {
                     z
@@ -184,22 +210,16 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         };
     }
 
-    for blk in 0..nblocks {
+    if nblocks > 0 {
         for j in 0..N {
-            let mut p = ptrs[j];
-            for q in p.iter_mut() {
-                // SAFETY: block `blk` of every lane lies inside its slice (64 nblocks bytes).
-                *q = unsafe { q.add(64 * blk) };
-                // A prefetch is only a hint: past the end of a slice it does nothing.
-                _mm_prefetch::<_MM_HINT_T1>(q.wrapping_add(PREFETCH).cast());
-            }
-            // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX-512F is on.
-            unsafe { load_transpose(&p, &mut msg[j]) };
+            load_set!(j, 0);
         }
+    }
+    while blk < nblocks {
         core::hint::black_box(&mut msg);
         for j in 0..N {
             let u = _mm512_add_epi32(a[j], _mm512_set1_epi32(K[0] as i32));
-            t[j] = opaque(_mm512_add_epi32(u, msg[j][0]));
+            t[j] = opaque(_mm512_add_epi32(u, msg[blk & 1][j][0]));
         }
         let (aa, bb, cc, dd) = (a, b, c, d);
         quad!(TL_F, 0, 0);
@@ -224,6 +244,7 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
             c[j] = _mm512_add_epi32(c[j], cc[j]);
             d[j] = _mm512_add_epi32(d[j], dd[j]);
         }
+        blk += 1;
     }
     for j in 0..N {
         // SAFETY: as for the loads above.
@@ -270,11 +291,13 @@ mod speed {
             ts.0 as f64 + ts.1 as f64 * 1e-9
         }
         let nb: usize = std::env::var("MD5_SPEED_BLOCKS").map_or(256, |v| v.parse().unwrap());
-        let data: Vec<u8> = (0..96 * (nb * 64 + 64)).map(|i| (i * 7) as u8).collect();
+        // MD5_SPEED_PAD: bytes between lanes (default 64; 0 puts every lane in one L1 set).
+        let pad: usize = std::env::var("MD5_SPEED_PAD").map_or(64, |v| v.parse().unwrap());
+        let data: Vec<u8> = (0..64 * (nb * 64 + pad) + 64).map(|i| (i * 7) as u8).collect();
         use crate::merkle_damgard::Family;
         for k in crate::md5::Md5::lane_kernels(crate::isa::active()) {
             let bufs: Vec<&[u8]> = (0..k.lanes)
-                .map(|l| &data[l * (nb * 64 + 64)..][..nb * 64])
+                .map(|l| &data[l * (nb * 64 + pad)..][..nb * 64])
                 .collect();
             let mut st = vec![0u32; 4 * k.lanes];
             let mut best = f64::MAX;
