@@ -4,12 +4,18 @@
 //! loaded from `state[w * lanes + 16 s ..]`. Each block, every set's 16 lane buffers are
 //! transposed in-kernel into 16 message-word vectors (256-bit loads merged with
 //! `vinserti64x4`, then `vpunpck{l,h}{dq,qdq}` and `vshufi32x4`: 64 uops per 16 lanes,
-//! no gathers) kept in a stack buffer that the rounds read as memory operands.
+//! no gathers) kept in a stack buffer that the rounds read as memory operands. The
+//! buffer is doubled: set `j`'s next block is loaded and transposed part-way through the
+//! current block's rounds, so its cache misses overlap with arithmetic (worth ~8% when
+//! the lanes are 4 KiB apart and all share one L1 set).
 //!
 //! One step is `a = b + rol(a + K + M + f(b, c, d), s)`: `f` is one `vpternlogd`, the
-//! rotate one `vprold`. The dependent chain (ternlog, add, rotate, add) is ~8 cycles and a
-//! set issues ~6 uops per step on the two 512-bit ports, so one set stalls; several sets
-//! interleaved fill the ports.
+//! rotate one `vprold`; 6 uops per set and step. On this machine (measured) 512-bit
+//! adds, ternlogs and rotates have 1-cycle latency but only two ports (rotates port 0
+//! only, shuffles port 5 only), so the dependent chain is 4 cycles per step while a set's
+//! uops take 3: one set is nearly port-bound already and two saturate the ports. Per 16
+//! lane-blocks the kernel needs ~452 ALU uops (384 round, 64 transpose, 4 feed-forward),
+//! i.e. ~226 cycles or ~16.8 GB/s at 3.7 GHz; x2 reaches ~15.5 raw.
 
 use core::arch::x86_64::*;
 
@@ -28,20 +34,19 @@ const TL_H: i32 = 0x96; // b ^ c ^ d
 const TL_I: i32 = 0x39; // c ^ (b | !d)
 
 /// The set counts kept, with `est_gbps` from the raw kernel speed test (16 KiB lanes,
-/// one core of this Xeon, best of several runs): x1 13.4-14.1, x2 14.5-16.0, x3 14.0-15.1,
-/// x4 14.0-15.1, x5 13.9-14.8, x6 13.8-14.7 GB/s. Here 512-bit adds and rotates have
-/// 1-cycle latency, so two sets already fill the two 512-bit ports (the kernel is at ~93%
-/// of its uop bound: ~450 uops per 16 lane-blocks); more sets only add register and
-/// cache pressure. x4 stays for 64 busy lanes in one pass (and for cores with slower
-/// integer latency); x3, x5, x6 never won and were dropped.
+/// one core of this Xeon, best of several runs). Before double-buffering: x1 13.4-14.1,
+/// x2 14.5-16.0, x3 14.0-15.1, x4 14.0-15.1, x5 13.9-14.8, x6 13.8-14.7 GB/s; after: x1
+/// 14.4-15.0, x2 15.1-15.9, x4 14.8-15.5. Two sets already fill the ports (see above);
+/// more only add register and cache pressure. x4 stays for 33-64 busy lanes in one pass
+/// and for cores with slower integer latency; x3, x5, x6 never won and were dropped.
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
     if !features.avx512 {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx512x1", 16, 13.5, run::<1>),
-        LaneKernel::new("avx512x2", 32, 15.0, run::<2>),
-        LaneKernel::new("avx512x4", 64, 14.5, run::<4>),
+        LaneKernel::new("avx512x1", 16, 14.5, run::<1>),
+        LaneKernel::new("avx512x2", 32, 15.4, run::<2>),
+        LaneKernel::new("avx512x4", 64, 15.1, run::<4>),
     ]
 }
 
@@ -293,7 +298,9 @@ mod speed {
         let nb: usize = std::env::var("MD5_SPEED_BLOCKS").map_or(256, |v| v.parse().unwrap());
         // MD5_SPEED_PAD: bytes between lanes (default 64; 0 puts every lane in one L1 set).
         let pad: usize = std::env::var("MD5_SPEED_PAD").map_or(64, |v| v.parse().unwrap());
-        let data: Vec<u8> = (0..64 * (nb * 64 + pad) + 64).map(|i| (i * 7) as u8).collect();
+        let data: Vec<u8> = (0..64 * (nb * 64 + pad) + 64)
+            .map(|i| (i * 7) as u8)
+            .collect();
         use crate::merkle_damgard::Family;
         for k in crate::md5::Md5::lane_kernels(crate::isa::active()) {
             let bufs: Vec<&[u8]> = (0..k.lanes)
