@@ -112,8 +112,10 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     }
     let mut msg = [[z; 16]; N];
 
-    // `a + K + M`, then the round function: `$pre` is the part without `b` (computed
-    // early), `$post` combines it with `b` into the value to add.
+    // `a + K + M`, then `$fun` adds the round function, computing the parts that do not
+    // depend on `b` off the dependent chain. (Tried and dropped, both ~8% slower here:
+    // double-buffered transposes as in the AVX-512 kernel, whose extra live values spill
+    // with only 16 ymm registers; and round I as `t - 1 - (c ^ (!b & d))`.)
     macro_rules! step {
         ($fun:ident, $a:ident, $b:ident, $c:ident, $d:ident, $i:expr, $s:expr) => {{
             for j in 0..N {
