@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use crate::isa::{self, Features};
 use crate::lanes::LaneKernel;
 use crate::md5::{self, Md5};
-use crate::merkle_damgard::{self, pad_final, write_digest, Family, MAX_BLOCK};
+use crate::merkle_damgard::{self, digest_of, pad_final, Family, MAX_BLOCK};
 use crate::sha1::{self, Sha1};
 use crate::sha256::{self, Sha256};
 use crate::sha512::{self, Sha512};
@@ -341,6 +341,18 @@ impl<'m, F: Family> Batch<'m, F> {
 
     /// One kernel call: as many blocks as the lane nearest its segment's end has left.
     fn step(&mut self) {
+        // The pointer array lives on the stack; size it to the kernel so each call
+        // initialises only as many entries as it has lanes.
+        match self.lanes.len() {
+            0..=8 => self.step_n::<8>(),
+            9..=16 => self.step_n::<16>(),
+            17..=32 => self.step_n::<32>(),
+            33..=64 => self.step_n::<64>(),
+            _ => self.step_n::<MAX_LANES>(),
+        }
+    }
+
+    fn step_n<const N: usize>(&mut self) {
         let n = self.lanes.len();
         let nblocks = self
             .lanes
@@ -349,7 +361,7 @@ impl<'m, F: Family> Batch<'m, F> {
             .map(|l| (l.end - l.pos) / F::BLOCK)
             .min()
             .expect("step needs a busy lane");
-        let mut ptrs: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
+        let mut ptrs: [&[u8]; N] = [&[]; N];
         let mut any: &[u8] = &[];
         for (l, lane) in self.lanes.iter().enumerate() {
             ptrs[l] = match lane.phase {
@@ -390,7 +402,7 @@ impl<'m, F: Family> Batch<'m, F> {
             *v = self.state[w * n + l];
         }
         let m = self.lanes[l].msg;
-        self.out[m] = Some(Digest::with_len(self.out_len, |o| write_digest::<F>(&s, o)));
+        self.out[m] = Some(digest_of::<F>(&s, self.out_len));
         self.lanes[l] = IDLE;
     }
 }

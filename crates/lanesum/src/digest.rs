@@ -13,10 +13,10 @@ const INLINE: usize = 64;
 /// assert_eq!(d.to_base64(), "kAFQmDzST7DWlj99KOF/cg==");
 /// assert_eq!(d.len(), 16);
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct Digest(Repr);
 
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 enum Repr {
     Inline { len: u8, bytes: [u8; INLINE] },
     Heap(Box<[u8]>),
@@ -35,6 +35,17 @@ impl Digest {
         } else {
             Digest(Repr::Heap(bytes.into()))
         }
+    }
+
+    /// The first `len` bytes of a full inline buffer. Taking the whole array (rather than a
+    /// slice of it) keeps hot paths free of variable-length copies, whose byte-wise stores
+    /// stall the next full-width load of the digest.
+    pub(crate) fn from_array(bytes: [u8; INLINE], len: usize) -> Digest {
+        assert!(len <= INLINE);
+        Digest(Repr::Inline {
+            len: len as u8,
+            bytes,
+        })
     }
 
     /// Build a digest of `len` bytes by letting `fill` write them.
@@ -109,6 +120,22 @@ pub fn hex_lower(bytes: &[u8]) -> String {
         s.push(DIGITS[(b & 15) as usize] as char);
     }
     s
+}
+
+// Equality and hashing look only at the digest's bytes: an inline buffer may hold more
+// (a truncated SHA-224 state, for one) past `len`.
+impl PartialEq for Digest {
+    fn eq(&self, other: &Digest) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Digest {}
+
+impl std::hash::Hash for Digest {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state)
+    }
 }
 
 impl AsRef<[u8]> for Digest {

@@ -107,10 +107,10 @@ impl Hasher {
     pub fn finalize(self) -> Digest {
         let len = self.alg.digest_len();
         match self.inner {
-            Inner::Md5(h) => Digest::with_len(len, |out| h.finalize_into(out)),
-            Inner::Sha1(h) => Digest::with_len(len, |out| h.finalize_into(out)),
-            Inner::Sha256(h) => Digest::with_len(len, |out| h.finalize_into(out)),
-            Inner::Sha512(h) => Digest::with_len(len, |out| h.finalize_into(out)),
+            Inner::Md5(h) => h.finalize(len),
+            Inner::Sha1(h) => h.finalize(len),
+            Inner::Sha256(h) => h.finalize(len),
+            Inner::Sha512(h) => h.finalize(len),
             Inner::Blake2b(h) => Digest::from_bytes(h.finalize().as_bytes()),
             Inner::Blake2s(h) => Digest::from_bytes(h.finalize().as_bytes()),
             Inner::Blake3(h) => Digest::with_len(len, |out| h.finalize_xof().fill(out)),

@@ -4,6 +4,7 @@
 
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
+use crate::Digest;
 
 /// A word of chaining state (`u32` or `u64`).
 pub(crate) trait Word:
@@ -113,16 +114,18 @@ pub(crate) fn pad_final<F: Family>(
     used
 }
 
-/// Serialise the first `out.len()` bytes of the state as the digest.
-pub(crate) fn write_digest<F: Family>(state: &F::State, out: &mut [u8]) {
+/// The digest: the state's words in the family's byte order, truncated to `len` bytes.
+pub(crate) fn digest_of<F: Family>(state: &F::State, len: usize) -> Digest {
     let w = <F::Word as Word>::BYTES;
-    for (chunk, &word) in out.chunks_mut(w).zip(state.as_ref()) {
+    let mut out = [0u8; 64];
+    for (chunk, &word) in out.chunks_exact_mut(w).zip(state.as_ref()) {
         if F::BIG_ENDIAN {
             word.write_be(chunk);
         } else {
             word.write_le(chunk);
         }
     }
+    Digest::from_array(out, len)
 }
 
 /// A streaming Merkle–Damgård hasher: state plus a partial block.
@@ -172,11 +175,11 @@ impl<F: Family> MdHasher<F> {
         self.buf_len = rest.len();
     }
 
-    /// Pads, compresses the final block(s) and writes `out.len()` digest bytes.
-    pub(crate) fn finalize_into(mut self, out: &mut [u8]) {
+    /// Pads, compresses the final block(s) and returns the first `len` digest bytes.
+    pub(crate) fn finalize(mut self, len: usize) -> Digest {
         let mut last = [0u8; 2 * MAX_BLOCK];
         let used = pad_final::<F>(&self.buf[..self.buf_len], self.total, &mut last);
         F::compress(&mut self.state, &last[..used]);
-        write_digest::<F>(&self.state, out);
+        digest_of::<F>(&self.state, len)
     }
 }
