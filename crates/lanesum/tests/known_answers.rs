@@ -220,6 +220,8 @@ fn nist_shavs() {
         };
         let text = std::fs::read_to_string(path).unwrap();
         let mut count = 0;
+        // The whole file again as one batch through the lanes (and every kernel forced).
+        let mut batch: Vec<(Vec<u8>, String)> = Vec::new();
         let mut len_bits: Option<usize> = None;
         let mut msg: Option<Vec<u8>> = None;
         for line in text.lines().map(str::trim) {
@@ -239,11 +241,29 @@ fn nist_shavs() {
             } else if let Some(want) = line.strip_prefix("MD = ") {
                 let m = msg.take().expect("Msg before MD");
                 check(alg, &m, want, &format!("{name} Len = {}", m.len() * 8));
+                batch.push((m, want.to_string()));
                 count += 1;
                 len_bits = None;
             }
         }
         assert!(count > 0, "{name}: no vectors parsed");
+        let msgs: Vec<&[u8]> = batch.iter().map(|(m, _)| &m[..]).collect();
+        let mut runs = vec![("auto".to_string(), lanesum::hash_many(alg, &msgs))];
+        runs.push(("par".to_string(), lanesum::hash_many_par(alg, &msgs)));
+        for k in lanesum::kernels(alg) {
+            let d = lanesum::hash_many_with(alg, k.name, &msgs).unwrap();
+            runs.push((k.name.to_string(), d));
+        }
+        for (path_name, digests) in runs {
+            for ((m, want), d) in batch.iter().zip(&digests) {
+                assert_eq!(
+                    d.to_hex(),
+                    want.to_lowercase(),
+                    "{name} via {path_name}, Len = {}",
+                    m.len() * 8
+                );
+            }
+        }
         total += count;
     }
     println!("NIST SHAVS: {total} vectors from {} files", files.len());
