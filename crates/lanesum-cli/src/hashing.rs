@@ -84,16 +84,16 @@ fn fill(inputs: &[Input], algs: &[Algorithm], ready: &mut VecDeque<io::Result<Ha
         ready.push_back(hash_streamed(&inputs[0], algs));
         return 1;
     }
-    let contents: Vec<io::Result<Vec<u8>>> = window
+    let contents: Vec<io::Result<Contents>> = window
         .par_iter()
         .map(|input| match input {
-            Input::Path(p) => read_whole(p),
+            Input::Path(p) => load(p),
             Input::Stdin => unreachable!("stdin is never windowed"),
         })
         .collect();
     let msgs: Vec<&[u8]> = contents
         .iter()
-        .filter_map(|c| c.as_ref().ok().map(|v| &v[..]))
+        .filter_map(|c| c.as_ref().ok().map(|v| v.bytes()))
         .collect();
     let per_alg: Vec<Vec<Digest>> = algs.iter().map(|&a| hash_many_par(a, &msgs)).collect();
     let mut k = 0;
@@ -102,7 +102,7 @@ fn fill(inputs: &[Input], algs: &[Algorithm], ready: &mut VecDeque<io::Result<Ha
             let digests = per_alg.iter().map(|ds| ds[k].clone()).collect();
             k += 1;
             Hashed {
-                size: data.len() as u64,
+                size: data.bytes().len() as u64,
                 digests,
             }
         }));
@@ -122,14 +122,39 @@ fn windowable(input: &Input) -> Option<u64> {
     }
 }
 
-/// Read a file whole. It may have changed since it was measured; whatever is read now
-/// is what gets hashed, as with a streaming read.
-fn read_whole(p: &OsString) -> io::Result<Vec<u8>> {
+/// A windowed file's bytes: mapped, or read for small files where a mapping costs more
+/// than the copy.
+enum Contents {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl Contents {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Contents::Mapped(m) => m,
+            Contents::Read(v) => v,
+        }
+    }
+}
+
+/// Files at least this large are mapped when read whole: copying a window of many MiB
+/// through read() (and faulting in fresh buffers for it) cost more than hashing it.
+const MAP_WINDOW_MIN: u64 = 256 << 10;
+
+/// Load a file whole. It may have changed since it was measured; whatever is there now is
+/// what gets hashed, as with a streaming read.
+fn load(p: &OsString) -> io::Result<Contents> {
     let mut f = File::open(p)?;
-    let hint = f.metadata().map(|m| m.len() as usize).unwrap_or(0);
-    let mut data = Vec::with_capacity(hint + 1);
+    let m = f.metadata()?;
+    if mmap_allowed() && m.is_file() && m.len() >= MAP_WINDOW_MIN {
+        if let Some(map) = map_file(&f) {
+            return Ok(Contents::Mapped(map));
+        }
+    }
+    let mut data = Vec::with_capacity(m.len() as usize + 1);
     f.read_to_end(&mut data)?;
-    Ok(data)
+    Ok(Contents::Read(data))
 }
 
 fn hash_streamed(input: &Input, algs: &[Algorithm]) -> io::Result<Hashed> {
@@ -165,6 +190,10 @@ fn map_large(f: &File) -> Option<memmap2::Mmap> {
     if !mmap_allowed() || !m.is_file() || m.len() < MMAP_MIN {
         return None;
     }
+    map_file(f)
+}
+
+fn map_file(f: &File) -> Option<memmap2::Mmap> {
     // SAFETY: the mapping is only read. If another process truncates the file while it is
     // mapped, reading the vanished pages raises SIGBUS, which main.rs turns into a clear
     // error message and exit status 1 (the same trade-off b3sum and ripgrep make); other
