@@ -85,7 +85,7 @@ fn command() -> Command {
 
 /// b3sum reports fatal errors through anyhow: `Error: MSG`, exit 1.
 fn fatal(rep: &mut Reporter, msg: &str) -> ! {
-    rep.flush();
+    rep.flush_now();
     eprintln!("Error: {msg}");
     std::process::exit(1);
 }

@@ -379,7 +379,7 @@ fn act_on_flag(p: Personality, long: &str, specs: &[OptSpec], rep: &mut Reporter
         "help" => {
             let text = help_text(p, &rep.prog, specs);
             rep.write(text.as_bytes());
-            rep.flush();
+            rep.flush_now();
             std::process::exit(0);
         }
         "version" => {
@@ -391,7 +391,7 @@ fn act_on_flag(p: Personality, long: &str, specs: &[OptSpec], rep: &mut Reporter
                 )
                 .as_bytes(),
             );
-            rep.flush();
+            rep.flush_now();
             std::process::exit(0);
         }
         _ => {}

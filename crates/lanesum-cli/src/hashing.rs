@@ -18,9 +18,6 @@ use rayon::prelude::*;
 const CHUNK: usize = 256 * 1024;
 /// Files larger than this are streamed alone rather than read whole into a window.
 const WINDOW_FILE_MAX: u64 = 128 << 20;
-/// Bytes held in memory per window: 64 files of 16 MiB fit, so a directory of such files
-/// fills every lane (64 lanes of MD5) instead of a few.
-const WINDOW_BYTES: u64 = 1 << 30;
 /// Files per window: enough to fill every lane of both cores many times over.
 const WINDOW_FILES: usize = 2048;
 
@@ -68,23 +65,21 @@ pub fn hash_inputs<'a>(
 }
 
 /// Hash the next window of `inputs` (at least one) into `ready`; returns how many.
+///
+/// A window is a run of paths, opened and loaded in parallel. Anything that is not a
+/// regular file of at most `WINDOW_FILE_MAX` bytes (directories, FIFOs, devices, big
+/// files) is left for `hash_streamed`, in its place in the order.
 fn fill(inputs: &[Input], algs: &[Algorithm], ready: &mut VecDeque<io::Result<Hashed>>) -> usize {
-    let mut window = Vec::new();
-    let mut bytes = 0u64;
-    for input in inputs.iter().take(WINDOW_FILES) {
-        match windowable(input) {
-            Some(size) if window.is_empty() || bytes + size <= WINDOW_BYTES => {
-                bytes += size;
-                window.push(input);
-            }
-            _ => break,
-        }
-    }
+    let window: Vec<&Input> = inputs
+        .iter()
+        .take(WINDOW_FILES)
+        .take_while(|i| matches!(i, Input::Path(_)))
+        .collect();
     if window.is_empty() {
         ready.push_back(hash_streamed(&inputs[0], algs));
         return 1;
     }
-    let contents: Vec<io::Result<Contents>> = window
+    let contents: Vec<io::Result<Option<Contents>>> = window
         .par_iter()
         .map(|input| match input {
             Input::Path(p) => load(p),
@@ -93,33 +88,28 @@ fn fill(inputs: &[Input], algs: &[Algorithm], ready: &mut VecDeque<io::Result<Ha
         .collect();
     let msgs: Vec<&[u8]> = contents
         .iter()
-        .filter_map(|c| c.as_ref().ok().map(|v| v.bytes()))
+        .filter_map(|c| match c {
+            Ok(Some(v)) => Some(v.bytes()),
+            _ => None,
+        })
         .collect();
     let per_alg: Vec<Vec<Digest>> = algs.iter().map(|&a| hash_many_par(a, &msgs)).collect();
     let mut k = 0;
-    for c in contents {
-        ready.push_back(c.map(|data| {
-            let digests = per_alg.iter().map(|ds| ds[k].clone()).collect();
-            k += 1;
-            Hashed {
-                size: data.bytes().len() as u64,
-                digests,
+    for (c, input) in contents.into_iter().zip(&window) {
+        ready.push_back(match c {
+            Err(e) => Err(e),
+            Ok(None) => hash_streamed(input, algs),
+            Ok(Some(data)) => {
+                let digests = per_alg.iter().map(|ds| ds[k].clone()).collect();
+                k += 1;
+                Ok(Hashed {
+                    size: data.bytes().len() as u64,
+                    digests,
+                })
             }
-        }));
+        });
     }
     window.len()
-}
-
-/// The size of a regular file small enough to read whole; `None` for anything else
-/// (stdin, FIFOs, devices, directories, errors, big files), which is streamed instead.
-fn windowable(input: &Input) -> Option<u64> {
-    match input {
-        Input::Stdin => None,
-        Input::Path(p) => {
-            let m = std::fs::metadata(p).ok()?;
-            (m.is_file() && m.len() <= WINDOW_FILE_MAX).then_some(m.len())
-        }
-    }
 }
 
 /// A windowed file's bytes: mapped, or read for small files where a mapping costs more
@@ -140,21 +130,24 @@ impl Contents {
 
 /// Files at least this large are mapped when read whole: copying a window of many MiB
 /// through read() (and faulting in fresh buffers for it) cost more than hashing it.
-const MAP_WINDOW_MIN: u64 = 256 << 10;
+const MAP_WINDOW_MIN: u64 = 16 << 10;
 
-/// Load a file whole. It may have changed since it was measured; whatever is there now is
-/// what gets hashed, as with a streaming read.
-fn load(p: &OsString) -> io::Result<Contents> {
+/// Load a regular file whole; `None` leaves the input to be streamed. The file may change
+/// while it is read; whatever is there then is what gets hashed, as with a streaming read.
+fn load(p: &OsString) -> io::Result<Option<Contents>> {
     let mut f = File::open(p)?;
     let m = f.metadata()?;
-    if mmap_allowed() && m.is_file() && m.len() >= MAP_WINDOW_MIN {
-        if let Some(map) = map_file(&f) {
-            return Ok(Contents::Mapped(map));
+    if !m.is_file() || m.len() > WINDOW_FILE_MAX {
+        return Ok(None);
+    }
+    if mmap_allowed() && m.len() >= MAP_WINDOW_MIN {
+        if let Some(map) = map_file(&f, m.len()) {
+            return Ok(Some(Contents::Mapped(map)));
         }
     }
     let mut data = Vec::with_capacity(m.len() as usize + 1);
     f.read_to_end(&mut data)?;
-    Ok(Contents::Read(data))
+    Ok(Some(Contents::Read(data)))
 }
 
 fn hash_streamed(input: &Input, algs: &[Algorithm]) -> io::Result<Hashed> {
@@ -190,15 +183,16 @@ fn map_large(f: &File) -> Option<memmap2::Mmap> {
     if !mmap_allowed() || !m.is_file() || m.len() < MMAP_MIN {
         return None;
     }
-    map_file(f)
+    map_file(f, m.len())
 }
 
-fn map_file(f: &File) -> Option<memmap2::Mmap> {
+fn map_file(f: &File, len: u64) -> Option<memmap2::Mmap> {
+    let len = usize::try_from(len).ok()?;
     // SAFETY: the mapping is only read. If another process truncates the file while it is
     // mapped, reading the vanished pages raises SIGBUS, which main.rs turns into a clear
     // error message and exit status 1 (the same trade-off b3sum and ripgrep make); other
     // concurrent writes only change the bytes hashed, as they would with read().
-    unsafe { memmap2::Mmap::map(f) }.ok()
+    unsafe { memmap2::MmapOptions::new().len(len).map(f) }.ok()
 }
 
 /// Hash a mapped file. Several algorithms run side by side on the cores, a few MiB at a

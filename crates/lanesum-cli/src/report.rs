@@ -1,8 +1,8 @@
 //! Standard output and error as the *sum tools use them.
 //!
-//! Stdout is flushed after every record and before every diagnostic, so stdout and
-//! stderr interleave exactly as coreutils' line-buffered stdout does when both go to the
-//! same pipe. A closed stdout ends the process by SIGPIPE, like coreutils; any other
+//! Stdout is flushed before every diagnostic, so stdout and stderr keep their order when
+//! both go to the same place, and after every record when it is a terminal; otherwise it
+//! is written in large blocks (one write per file costs more than hashing a small file). A closed stdout ends the process by SIGPIPE, like coreutils; any other
 //! write failure prints `PROG: write error` and exits 1, as md5sum 9.1 does on /dev/full.
 
 use std::io::{self, BufWriter, Write};
@@ -15,6 +15,8 @@ pub struct Reporter {
     pub prog: String,
     pub utf8: bool,
     out: BufWriter<io::Stdout>,
+    /// Stdout is a terminal: show each record as soon as it is complete.
+    interactive: bool,
 }
 
 impl Reporter {
@@ -23,6 +25,7 @@ impl Reporter {
             prog: prog.to_string(),
             utf8: quote::utf8_locale(),
             out: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            interactive: io::IsTerminal::is_terminal(&io::stdout()),
         }
     }
 
@@ -33,8 +36,15 @@ impl Reporter {
         }
     }
 
-    /// End a record: push it out so stderr messages that follow stay in order.
+    /// End a record: on a terminal, show it now.
     pub fn flush(&mut self) {
+        if self.interactive {
+            self.flush_now();
+        }
+    }
+
+    /// Push out everything written so far.
+    pub fn flush_now(&mut self) {
         if let Err(e) = self.out.flush() {
             self.write_failed(e);
         }
@@ -42,7 +52,7 @@ impl Reporter {
 
     /// `PROG: MSG` on stderr.
     pub fn error(&mut self, msg: &str) {
-        self.flush();
+        self.flush_now();
         let mut err = io::stderr().lock();
         let _ = writeln!(err, "{}: {}", self.prog, msg);
     }
@@ -79,6 +89,14 @@ impl Reporter {
         // md5sum 9.1 says just "write error" here (its errno is gone by then); match it.
         let _ = writeln!(io::stderr(), "{}: write error", self.prog);
         process::exit(1);
+    }
+}
+
+/// The last records go out when the reporter ends, with the same error handling as any
+/// other write (`lanesum > /dev/full` fails with status 1).
+impl Drop for Reporter {
+    fn drop(&mut self) {
+        self.flush_now();
     }
 }
 

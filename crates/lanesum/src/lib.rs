@@ -28,6 +28,8 @@ mod md5;
 mod sha1;
 mod sha256;
 mod sha512;
+#[cfg(target_arch = "x86_64")]
+mod x86_transpose;
 
 pub use algorithm::{Algorithm, ParseAlgorithmError};
 pub use batch::{hash_many, hash_many_par, hash_many_with, kernels, KernelInfo};

@@ -7,6 +7,7 @@
 //! ymm registers the state fills the register file and the message words live on the stack
 //! as memory operands.
 
+use crate::x86_transpose::avx2::transpose_u32;
 use core::arch::x86_64::*;
 
 use super::many::{LaneState, LanesFn, SCHEDULE};
@@ -122,34 +123,6 @@ macro_rules! round {
     };
 }
 
-/// 8x8 transpose of 32-bit words: `out[w]` gets word `w` of every row.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn transpose8(r: [__m256i; 8]) -> [__m256i; 8] {
-    // In 128-bit lane k, t[2p] holds words 4k, 4k+1 and t[2p+1] words 4k+2, 4k+3 of rows
-    // 2p, 2p+1.
-    let mut t = [_mm256_setzero_si256(); 8];
-    for p in 0..4 {
-        t[2 * p] = _mm256_unpacklo_epi32(r[2 * p], r[2 * p + 1]);
-        t[2 * p + 1] = _mm256_unpackhi_epi32(r[2 * p], r[2 * p + 1]);
-    }
-    // u[4q + j] holds, in 128-bit lane k, word 4k+j of rows 4q..4q+3.
-    let mut u = [_mm256_setzero_si256(); 8];
-    for q in 0..2 {
-        let (a0, a1, b0, b1) = (t[4 * q], t[4 * q + 1], t[4 * q + 2], t[4 * q + 3]);
-        u[4 * q] = _mm256_unpacklo_epi64(a0, b0);
-        u[4 * q + 1] = _mm256_unpackhi_epi64(a0, b0);
-        u[4 * q + 2] = _mm256_unpacklo_epi64(a1, b1);
-        u[4 * q + 3] = _mm256_unpackhi_epi64(a1, b1);
-    }
-    let mut out = [_mm256_setzero_si256(); 8];
-    for j in 0..4 {
-        out[j] = _mm256_permute2x128_si256::<0x20>(u[j], u[4 + j]);
-        out[4 + j] = _mm256_permute2x128_si256::<0x31>(u[j], u[4 + j]);
-    }
-    out
-}
-
 /// Load lane `l`'s block from `ptrs[l]` and transpose: word `w` of every lane into `m[w]`.
 ///
 /// # Safety
@@ -162,7 +135,7 @@ unsafe fn load_transpose(ptrs: &[*const u8; N]) -> [__m256i; 16] {
     // SAFETY: as above, bytes 32..64.
     let hi: [__m256i; 8] =
         core::array::from_fn(|l| unsafe { _mm256_loadu_si256(ptrs[l].add(32).cast()) });
-    let (a, b) = (transpose8(lo), transpose8(hi));
+    let (a, b) = (transpose_u32(lo), transpose_u32(hi));
     core::array::from_fn(|w| if w < 8 { a[w] } else { b[w - 8] })
 }
 
@@ -246,7 +219,7 @@ unsafe fn compress_lanes_avx2(st: &mut LaneState<'_, N>, steps: usize, out: &mut
             h[w] = xor(v[w], v[w + 8]);
         }
     }
-    let (lo_rows, hi_rows) = (transpose8(h), transpose8(hi));
+    let (lo_rows, hi_rows) = (transpose_u32(h), transpose_u32(hi));
     for (row, (a, b)) in out.iter_mut().zip(lo_rows.into_iter().zip(hi_rows)) {
         // SAFETY: `row` is 64 writable bytes; the stores are unaligned.
         unsafe {

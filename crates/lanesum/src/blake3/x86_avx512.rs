@@ -7,6 +7,7 @@
 //! 64 shuffles per step, cheaper than gathers). One set of 16 lanes is enough: the four
 //! independent G functions of each half-round hide the 2-cycle latency of the vector ops.
 
+use crate::x86_transpose::avx512::transpose_u32;
 use core::arch::x86_64::*;
 
 use super::many::{LaneState, LanesFn, SCHEDULE};
@@ -90,43 +91,6 @@ macro_rules! round {
     };
 }
 
-/// 16x16 transpose of 32-bit words: `out[i]` gets word `i` of every input vector.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
-    // 32-bit interleave of pairs: in 128-bit lane k, t[2p] holds words 4k, 4k+1 and
-    // t[2p+1] words 4k+2, 4k+3 of inputs 2p, 2p+1.
-    let mut t = [_mm512_setzero_si512(); 16];
-    for p in 0..8 {
-        t[2 * p] = _mm512_unpacklo_epi32(r[2 * p], r[2 * p + 1]);
-        t[2 * p + 1] = _mm512_unpackhi_epi32(r[2 * p], r[2 * p + 1]);
-    }
-    // 64-bit interleave: u[4q + j] holds, in 128-bit lane k, word 4k+j of inputs 4q..4q+3.
-    let mut u = [_mm512_setzero_si512(); 16];
-    for q in 0..4 {
-        let (a0, a1, b0, b1) = (t[4 * q], t[4 * q + 1], t[4 * q + 2], t[4 * q + 3]);
-        u[4 * q] = _mm512_unpacklo_epi64(a0, b0);
-        u[4 * q + 1] = _mm512_unpackhi_epi64(a0, b0);
-        u[4 * q + 2] = _mm512_unpacklo_epi64(a1, b1);
-        u[4 * q + 3] = _mm512_unpackhi_epi64(a1, b1);
-    }
-    // 4x4 transpose of 128-bit lanes for each j: word 4k+j gets input group q in 128-bit
-    // lane q.
-    let mut m = [_mm512_setzero_si512(); 16];
-    for j in 0..4 {
-        let (a, b, c, d) = (u[j], u[4 + j], u[8 + j], u[12 + j]);
-        let ab02 = _mm512_shuffle_i32x4::<0x88>(a, b);
-        let ab13 = _mm512_shuffle_i32x4::<0xdd>(a, b);
-        let cd02 = _mm512_shuffle_i32x4::<0x88>(c, d);
-        let cd13 = _mm512_shuffle_i32x4::<0xdd>(c, d);
-        m[j] = _mm512_shuffle_i32x4::<0x88>(ab02, cd02);
-        m[8 + j] = _mm512_shuffle_i32x4::<0xdd>(ab02, cd02);
-        m[4 + j] = _mm512_shuffle_i32x4::<0x88>(ab13, cd13);
-        m[12 + j] = _mm512_shuffle_i32x4::<0xdd>(ab13, cd13);
-    }
-    m
-}
-
 /// Load lane `l`'s block from `ptrs[l]` and transpose: word `w` of every lane into `m[w]`.
 ///
 /// # Safety
@@ -135,7 +99,7 @@ fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
 #[target_feature(enable = "avx512f")]
 unsafe fn load_transpose(ptrs: &[*const u8; N]) -> [__m512i; 16] {
     // SAFETY: the caller guarantees 64 readable bytes at each pointer; unaligned loads.
-    transpose16(core::array::from_fn(|l| unsafe {
+    transpose_u32(core::array::from_fn(|l| unsafe {
         _mm512_loadu_si512(ptrs[l].cast())
     }))
 }
@@ -219,7 +183,7 @@ unsafe fn compress_lanes_avx512(st: &mut LaneState<'_, N>, steps: usize, out: &m
             h[w] = xor(v[w], v[w + 8]);
         }
     }
-    let rows = transpose16(core::array::from_fn(
+    let rows = transpose_u32(core::array::from_fn(
         |w| if w < 8 { h[w] } else { hi[w - 8] },
     ));
     for (row, x) in out.iter_mut().zip(rows) {

@@ -15,6 +15,7 @@
 use super::K;
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
+use crate::x86_transpose::avx2::{bswap_u32 as bswap, transpose_u32 as transpose};
 use core::arch::x86_64::*;
 
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
@@ -34,46 +35,6 @@ fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
     // SAFETY: this fn is only stored in a LaneKernel built after `features.avx2` was
     // detected; the slice lengths the kernel reads were asserted above.
     unsafe { compress::<S>(state, blocks, nblocks) }
-}
-
-/// Byte-swap each u32 (vpshufb indices, repeated per 128-bit lane).
-#[target_feature(enable = "avx2")]
-fn bswap(v: __m256i) -> __m256i {
-    let idx = _mm256_set_epi32(
-        0x0c0d_0e0f,
-        0x0809_0a0b,
-        0x0405_0607,
-        0x0001_0203,
-        0x0c0d_0e0f,
-        0x0809_0a0b,
-        0x0405_0607,
-        0x0001_0203,
-    );
-    _mm256_shuffle_epi8(v, idx)
-}
-
-/// 8x8 transpose of u32: `r[l]` holds 8 words of lane l; returns one vector per word.
-#[target_feature(enable = "avx2")]
-fn transpose(r: [__m256i; 8]) -> [__m256i; 8] {
-    // Within 128-bit halves: g[q][i] = word i (half 0) / i+4 (half 1) of lanes 4q..4q+4.
-    let mut g = [[_mm256_setzero_si256(); 4]; 2];
-    for q in 0..2 {
-        let [a, b, c, d] = [r[4 * q], r[4 * q + 1], r[4 * q + 2], r[4 * q + 3]];
-        let ab_lo = _mm256_unpacklo_epi32(a, b);
-        let ab_hi = _mm256_unpackhi_epi32(a, b);
-        let cd_lo = _mm256_unpacklo_epi32(c, d);
-        let cd_hi = _mm256_unpackhi_epi32(c, d);
-        g[q][0] = _mm256_unpacklo_epi64(ab_lo, cd_lo);
-        g[q][1] = _mm256_unpackhi_epi64(ab_lo, cd_lo);
-        g[q][2] = _mm256_unpacklo_epi64(ab_hi, cd_hi);
-        g[q][3] = _mm256_unpackhi_epi64(ab_hi, cd_hi);
-    }
-    let mut out = [_mm256_setzero_si256(); 8];
-    for i in 0..4 {
-        out[i] = _mm256_permute2x128_si256(g[0][i], g[1][i], 0x20);
-        out[4 + i] = _mm256_permute2x128_si256(g[0][i], g[1][i], 0x31);
-    }
-    out
 }
 
 /// Bytes ahead of the current block to prefetch in each lane.

@@ -19,6 +19,7 @@
 use super::K;
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
+use crate::x86_transpose::avx512::{bswap_u32 as bswap, transpose_u32 as transpose};
 use core::arch::x86_64::*;
 
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
@@ -38,44 +39,6 @@ fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
     // SAFETY: this fn is only stored in a LaneKernel built after `features.avx512`
     // (F+BW+VL) was detected; the slice lengths the kernel reads were asserted above.
     unsafe { compress::<S>(state, blocks, nblocks) }
-}
-
-/// Byte-swap each u32 (vpshufb indices, repeated per 128-bit lane).
-#[target_feature(enable = "avx512f,avx512bw")]
-fn bswap(v: __m512i) -> __m512i {
-    let idx = _mm512_set4_epi32(0x0c0d_0e0f, 0x0809_0a0b, 0x0405_0607, 0x0001_0203);
-    _mm512_shuffle_epi8(v, idx)
-}
-
-/// 16x16 transpose of u32: `r[l]` holds lane l's 16 words; returns one vector per word.
-#[target_feature(enable = "avx512f,avx512bw")]
-fn transpose(r: [__m512i; 16]) -> [__m512i; 16] {
-    // Stage 1/2: within 128-bit chunks, gather word i of 4 consecutive lanes.
-    let mut g = [[_mm512_setzero_si512(); 4]; 4];
-    for q in 0..4 {
-        let [a, b, c, d] = [r[4 * q], r[4 * q + 1], r[4 * q + 2], r[4 * q + 3]];
-        let ab_lo = _mm512_unpacklo_epi32(a, b);
-        let ab_hi = _mm512_unpackhi_epi32(a, b);
-        let cd_lo = _mm512_unpacklo_epi32(c, d);
-        let cd_hi = _mm512_unpackhi_epi32(c, d);
-        g[q][0] = _mm512_unpacklo_epi64(ab_lo, cd_lo);
-        g[q][1] = _mm512_unpackhi_epi64(ab_lo, cd_lo);
-        g[q][2] = _mm512_unpacklo_epi64(ab_hi, cd_hi);
-        g[q][3] = _mm512_unpackhi_epi64(ab_hi, cd_hi);
-    }
-    // g[q][i] chunk j = word 4j+i of lanes 4q..4q+4. Stage 3/4: gather chunks j.
-    let mut out = [_mm512_setzero_si512(); 16];
-    for i in 0..4 {
-        let u01_lo = _mm512_shuffle_i32x4(g[0][i], g[1][i], 0b10_00_10_00);
-        let u01_hi = _mm512_shuffle_i32x4(g[0][i], g[1][i], 0b11_01_11_01);
-        let u23_lo = _mm512_shuffle_i32x4(g[2][i], g[3][i], 0b10_00_10_00);
-        let u23_hi = _mm512_shuffle_i32x4(g[2][i], g[3][i], 0b11_01_11_01);
-        out[i] = _mm512_shuffle_i32x4(u01_lo, u23_lo, 0b10_00_10_00);
-        out[8 + i] = _mm512_shuffle_i32x4(u01_lo, u23_lo, 0b11_01_11_01);
-        out[4 + i] = _mm512_shuffle_i32x4(u01_hi, u23_hi, 0b10_00_10_00);
-        out[12 + i] = _mm512_shuffle_i32x4(u01_hi, u23_hi, 0b11_01_11_01);
-    }
-    out
 }
 
 /// Bytes ahead of the current block to prefetch in each lane.
