@@ -1,0 +1,175 @@
+//! BitTorrent piece hashes: v1 (BEP 3) SHA-1 pieces and the v2 (BEP 52) pieces root.
+
+use crate::{hash, hash_many_par, Algorithm, Digest};
+
+/// BEP 52's leaf block size: 16 KiB.
+pub const BTV2_BLOCK: usize = 16 << 10;
+
+/// The BitTorrent v1 piece hashes of one file (single-file torrent): the SHA-1 of every
+/// `piece_len`-byte piece, the last piece shorter; an empty file has no pieces.
+///
+/// Definition (BEP 3): the `pieces` string of the info dictionary is these 20-byte
+/// digests concatenated in order. Only for a single-file torrent (or the first file of a
+/// multi-file one) do pieces start at the file's first byte, since v1 pieces run across
+/// file boundaries. Hashed through the SIMD lanes on all rayon threads.
+///
+/// # Panics
+/// If `piece_len` is 0.
+///
+/// ```
+/// use lanesum::{hash, Algorithm};
+/// let p = lanesum::modes::torrent_v1_pieces(&[7u8; 40000], 16384);
+/// assert_eq!(p.len(), 3);
+/// assert_eq!(p[2], hash(Algorithm::Sha1, &[7u8; 40000 - 32768]));
+/// ```
+pub fn torrent_v1_pieces(data: &[u8], piece_len: usize) -> Vec<Digest> {
+    super::blocks(Algorithm::Sha1, data, piece_len)
+}
+
+/// The BitTorrent v2 `pieces root` of a file (BEP 52), or `None` for an empty file,
+/// which BEP 52 gives no pieces root.
+///
+/// Definition: the leaves are the SHA-256 digests of the file's 16 KiB blocks (the last
+/// block may be shorter and is hashed as it is, unpadded); the leaf layer is padded with
+/// all-zero 32-byte hashes up to a power of two; each parent is
+/// `SHA-256(left || right)`; the root of that binary tree is the pieces root. It does not
+/// depend on the piece length: padding at the piece layer with the root of a piece-sized
+/// all-zero subtree, as BEP 52 clients do, gives the same tree. A file of at most 16 KiB
+/// has a one-leaf tree, whose root is the SHA-256 of the file.
+///
+/// The leaves and every layer (64-byte concatenations) are hashed through the SIMD lanes
+/// on all rayon threads; the zero padding is never materialised (a layer with an odd
+/// count is completed with that level's hash of an all-zero subtree).
+///
+/// ```
+/// use lanesum::{hash, Algorithm};
+/// assert_eq!(lanesum::modes::torrent_v2_pieces_root(b""), None);
+/// assert_eq!(
+///     lanesum::modes::torrent_v2_pieces_root(b"abc"),
+///     Some(hash(Algorithm::Sha256, b"abc"))
+/// );
+/// ```
+pub fn torrent_v2_pieces_root(data: &[u8]) -> Option<Digest> {
+    if data.is_empty() {
+        return None;
+    }
+    let leaves: Vec<&[u8]> = data.chunks(BTV2_BLOCK).collect();
+    let mut layer = hash_many_par(Algorithm::Sha256, &leaves);
+    // Root of an all-zero subtree of the current level's height.
+    let mut pad = Digest::from_bytes(&[0u8; 32]);
+    while layer.len() > 1 {
+        if layer.len() % 2 == 1 {
+            layer.push(pad.clone());
+        }
+        let pairs: Vec<[u8; 64]> = layer
+            .chunks_exact(2)
+            .map(|p| {
+                let mut b = [0u8; 64];
+                b[..32].copy_from_slice(p[0].as_bytes());
+                b[32..].copy_from_slice(p[1].as_bytes());
+                b
+            })
+            .collect();
+        let refs: Vec<&[u8]> = pairs.iter().map(|p| &p[..]).collect();
+        layer = hash_many_par(Algorithm::Sha256, &refs);
+        let mut zz = [0u8; 64];
+        zz[..32].copy_from_slice(pad.as_bytes());
+        zz[32..].copy_from_slice(pad.as_bytes());
+        pad = hash(Algorithm::Sha256, &zz);
+    }
+    layer.pop()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::test_util::{random, random_len};
+
+    fn sha1(d: &[u8]) -> Vec<u8> {
+        use sha1::Digest as _;
+        sha1::Sha1::digest(d).to_vec()
+    }
+
+    /// BEP 52 written plainly: hash the blocks, zero-pad to a power of two, fold pairs.
+    fn v2_reference(data: &[u8]) -> Option<Vec<u8>> {
+        if data.is_empty() {
+            return None;
+        }
+        let sha256 = |d: &[u8]| hash(Algorithm::Sha256, d).as_bytes().to_vec();
+        let mut layer: Vec<Vec<u8>> = data.chunks(16384).map(sha256).collect();
+        let n = layer.len().next_power_of_two();
+        layer.resize(n, vec![0u8; 32]);
+        while layer.len() > 1 {
+            layer = layer
+                .chunks(2)
+                .map(|p| sha256(&[&p[0][..], &p[1][..]].concat()))
+                .collect();
+        }
+        layer.pop()
+    }
+
+    fn v1_reference(data: &[u8], piece: usize) -> Vec<Vec<u8>> {
+        data.chunks(piece).map(sha1).collect()
+    }
+
+    fn v1(data: &[u8], piece: usize) -> Vec<Vec<u8>> {
+        torrent_v1_pieces(data, piece)
+            .iter()
+            .map(|d| d.as_bytes().to_vec())
+            .collect()
+    }
+
+    #[test]
+    fn v1_every_length() {
+        let data = random(5 * 512, 21);
+        for piece in [1, 5, 64, 512] {
+            for len in 0..=5 * piece {
+                assert_eq!(v1(&data[..len], piece), v1_reference(&data[..len], piece));
+            }
+        }
+        let big = random(random_len(1 << 20, 9 << 20, 22), 23);
+        for piece in [16 << 10, 256 << 10, 4 << 20] {
+            assert_eq!(v1(&big, piece), v1_reference(&big, piece));
+        }
+    }
+
+    /// Lengths around every block boundary up to 9 blocks (odd layers at every level),
+    /// then random multi-MiB files.
+    #[test]
+    fn v2_against_reference() {
+        let data = random(9 * BTV2_BLOCK + 1, 24);
+        let mut lens: Vec<usize> = (0..=512).collect();
+        for b in 1..=9 {
+            for d in [-2isize, -1, 0, 1, 2, 777] {
+                let l = (b * BTV2_BLOCK) as isize + d;
+                if l >= 0 && (l as usize) <= data.len() {
+                    lens.push(l as usize);
+                }
+            }
+        }
+        for len in lens {
+            let got = torrent_v2_pieces_root(&data[..len]).map(|d| d.as_bytes().to_vec());
+            assert_eq!(got, v2_reference(&data[..len]), "len {len}");
+        }
+        for seed in 0..3 {
+            let big = random(random_len(1 << 20, 10 << 20, seed + 30), seed);
+            let got = torrent_v2_pieces_root(&big).map(|d| d.as_bytes().to_vec());
+            assert_eq!(got, v2_reference(&big));
+        }
+    }
+
+    /// A known answer from outside this crate's code: a 16 KiB + 1 byte file of zeros is
+    /// SHA-256(SHA-256(16 KiB zeros) || SHA-256("\0")), checked with the sha2 crate.
+    #[test]
+    fn v2_two_leaves_sha2() {
+        use sha2::Digest as _;
+        let data = vec![0u8; BTV2_BLOCK + 1];
+        let a = sha2::Sha256::digest(&data[..BTV2_BLOCK]);
+        let b = sha2::Sha256::digest([0u8]);
+        let mut h = sha2::Sha256::new();
+        h.update(a);
+        h.update(b);
+        let want = h.finalize().to_vec();
+        assert_eq!(torrent_v2_pieces_root(&data).unwrap().as_bytes(), &want[..]);
+    }
+}
