@@ -43,9 +43,13 @@ const CHUNK_ROUNDS: usize = 64;
 /// );
 /// ```
 pub fn md5p8(data: &[u8]) -> Digest {
+    md5p8_with(&kernel(), data)
+}
+
+/// The kernel MD5P8 runs on under the active instruction set, chosen once.
+fn kernel() -> LaneKernel<u32> {
     static KERNEL: OnceLock<LaneKernel<u32>> = OnceLock::new();
-    let k = KERNEL.get_or_init(|| pick(&merkle_damgard::kernels::<Md5>(isa::active())));
-    md5p8_with(k, data)
+    *KERNEL.get_or_init(|| pick(&merkle_damgard::kernels::<Md5>(isa::active())))
 }
 
 /// The kernel with the best throughput for 8 busy lanes.
@@ -63,38 +67,103 @@ fn pick(kernels: &[LaneKernel<u32>]) -> LaneKernel<u32> {
 
 /// MD5P8 on one given kernel (any lane count: narrower kernels run the streams in groups).
 pub(crate) fn md5p8_with(kernel: &LaneKernel<u32>, data: &[u8]) -> Digest {
-    let mut states = [md5::IV; STREAMS];
-    let whole = data.len() / ROUND;
-    let mut buf = vec![0u8; ROUND * CHUNK_ROUNDS];
-    let mut r = 0;
-    while r < whole {
-        let n = (whole - r).min(CHUNK_ROUNDS);
-        // De-interleave: stream l's blocks of these rounds become contiguous.
-        let stride = n * 64;
-        for j in 0..n {
-            let round = &data[(r + j) * ROUND..(r + j + 1) * ROUND];
-            for (l, block) in round.chunks_exact(64).enumerate() {
-                buf[l * stride + j * 64..l * stride + j * 64 + 64].copy_from_slice(block);
+    let mut st = State::with_kernel(*kernel);
+    st.update(data);
+    st.finalize()
+}
+
+/// Streaming MD5P8 (behind [`Hasher`](crate::Hasher) for [`Algorithm::Md5p8`]).
+#[derive(Clone)]
+pub(crate) struct State {
+    kernel: LaneKernel<u32>,
+    states: [[u32; 4]; STREAMS],
+    /// A partial round (< 512 bytes).
+    pending: Vec<u8>,
+    total: u64,
+    /// De-interleaving buffer, allocated on first use.
+    buf: Vec<u8>,
+}
+
+impl State {
+    pub(crate) fn new() -> State {
+        State::with_kernel(kernel())
+    }
+
+    fn with_kernel(kernel: LaneKernel<u32>) -> State {
+        State {
+            kernel,
+            states: [md5::IV; STREAMS],
+            pending: Vec::with_capacity(ROUND),
+            total: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    pub(crate) fn update(&mut self, mut data: &[u8]) {
+        self.total = self.total.wrapping_add(data.len() as u64);
+        if !self.pending.is_empty() {
+            let take = (ROUND - self.pending.len()).min(data.len());
+            self.pending.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.pending.len() < ROUND {
+                return;
+            }
+            let round = std::mem::take(&mut self.pending);
+            self.rounds(&round);
+            self.pending = round;
+            self.pending.clear();
+        }
+        let whole = data.len() - data.len() % ROUND;
+        self.rounds(&data[..whole]);
+        self.pending.extend_from_slice(&data[whole..]);
+    }
+
+    /// Absorb whole 512-byte rounds.
+    fn rounds(&mut self, data: &[u8]) {
+        let whole = data.len() / ROUND;
+        if whole == 0 {
+            return;
+        }
+        if self.buf.is_empty() {
+            self.buf = vec![0u8; ROUND * CHUNK_ROUNDS];
+        }
+        let mut r = 0;
+        while r < whole {
+            let n = (whole - r).min(CHUNK_ROUNDS);
+            // De-interleave: stream l's blocks of these rounds become contiguous.
+            let stride = n * 64;
+            for j in 0..n {
+                let round = &data[(r + j) * ROUND..(r + j + 1) * ROUND];
+                for (l, block) in round.chunks_exact(64).enumerate() {
+                    self.buf[l * stride + j * 64..l * stride + j * 64 + 64].copy_from_slice(block);
+                }
+            }
+            run(
+                &self.kernel,
+                &mut self.states,
+                &self.buf[..STREAMS * stride],
+                n,
+            );
+            r += n;
+        }
+    }
+
+    pub(crate) fn finalize(mut self) -> Digest {
+        if !self.pending.is_empty() {
+            let mut last = [0u8; ROUND];
+            last[..self.pending.len()].copy_from_slice(&self.pending);
+            run(&self.kernel, &mut self.states, &last, 1);
+        }
+        let mut summary = [0u8; STREAMS * 16 + 8];
+        for (s, out) in self.states.iter().zip(summary.chunks_exact_mut(16)) {
+            for (w, o) in s.iter().zip(out.chunks_exact_mut(4)) {
+                o.copy_from_slice(&w.to_le_bytes());
             }
         }
-        run(kernel, &mut states, &buf[..STREAMS * stride], n);
-        r += n;
+        let bits = self.total.wrapping_mul(8);
+        summary[STREAMS * 16..].copy_from_slice(&bits.to_le_bytes());
+        hash(Algorithm::Md5, &summary)
     }
-    let rest = &data[whole * ROUND..];
-    if !rest.is_empty() {
-        let mut last = [0u8; ROUND];
-        last[..rest.len()].copy_from_slice(rest);
-        run(kernel, &mut states, &last, 1);
-    }
-    let mut summary = [0u8; STREAMS * 16 + 8];
-    for (s, out) in states.iter().zip(summary.chunks_exact_mut(16)) {
-        for (w, o) in s.iter().zip(out.chunks_exact_mut(4)) {
-            o.copy_from_slice(&w.to_le_bytes());
-        }
-    }
-    let bits = (data.len() as u64).wrapping_mul(8);
-    summary[STREAMS * 16..].copy_from_slice(&bits.to_le_bytes());
-    hash(Algorithm::Md5, &summary)
 }
 
 /// Compress `n` blocks into each stream; `buf` holds stream `l`'s blocks at `l * n * 64`.
@@ -223,6 +292,19 @@ mod tests {
                     k.name
                 );
             }
+        }
+    }
+
+    /// Streaming in uneven pieces equals one shot.
+    #[test]
+    fn streaming_pieces() {
+        let data = random(3 * ROUND * CHUNK_ROUNDS + 77, 5);
+        for piece in [1usize, 63, 511, 512, 513, 4096, 100_000] {
+            let mut st = State::new();
+            for p in data.chunks(piece) {
+                st.update(p);
+            }
+            assert_eq!(st.finalize().to_hex(), reference(&data), "piece {piece}");
         }
     }
 

@@ -54,7 +54,11 @@ pub fn torrent_v2_pieces_root(data: &[u8]) -> Option<Digest> {
         return None;
     }
     let leaves: Vec<&[u8]> = data.chunks(BTV2_BLOCK).collect();
-    let mut layer = hash_many_par(Algorithm::Sha256, &leaves);
+    Some(root_of(hash_many_par(Algorithm::Sha256, &leaves)))
+}
+
+/// The root over non-empty `layer` of leaf hashes, zero-padded to a power of two.
+fn root_of(mut layer: Vec<Digest>) -> Digest {
     // Root of an all-zero subtree of the current level's height.
     let mut pad = Digest::from_bytes(&[0u8; 32]);
     while layer.len() > 1 {
@@ -77,7 +81,62 @@ pub fn torrent_v2_pieces_root(data: &[u8]) -> Option<Digest> {
         zz[32..].copy_from_slice(pad.as_bytes());
         pad = hash(Algorithm::Sha256, &zz);
     }
-    layer.pop()
+    layer.pop().expect("a non-empty layer")
+}
+
+/// Streaming pieces root (behind [`Hasher`](crate::Hasher) for [`Algorithm::Btv2`]):
+/// leaves are hashed a batch at a time through the lanes, only their digests are kept
+/// (32 bytes per 16 KiB). An empty input, which has no pieces root, finalizes to 32 zero
+/// bytes.
+#[derive(Clone, Default)]
+pub(crate) struct Btv2State {
+    pending: Vec<u8>,
+    leaves: Vec<Digest>,
+}
+
+/// Leaves hashed per batch from the pending buffer: 4 MiB.
+const BATCH: usize = 256 * BTV2_BLOCK;
+
+impl Btv2State {
+    pub(crate) fn update(&mut self, mut data: &[u8]) {
+        if !self.pending.is_empty() {
+            let take = (BATCH - self.pending.len()).min(data.len());
+            self.pending.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.pending.len() < BATCH || data.is_empty() {
+                // Keep a full batch until more arrives: its last block may be the file's.
+                return;
+            }
+            let full = std::mem::take(&mut self.pending);
+            self.leaves_of(&full);
+        }
+        // Hash whole blocks straight from `data`, keeping at least one byte back so the
+        // final block (possibly short) is hashed at finalize.
+        let keep = match data.len() % BTV2_BLOCK {
+            0 if !data.is_empty() => BTV2_BLOCK,
+            r => r,
+        };
+        let whole = data.len() - keep;
+        self.leaves_of(&data[..whole]);
+        self.pending.extend_from_slice(&data[whole..]);
+    }
+
+    fn leaves_of(&mut self, whole_blocks: &[u8]) {
+        debug_assert!(whole_blocks.len().is_multiple_of(BTV2_BLOCK));
+        let blocks: Vec<&[u8]> = whole_blocks.chunks(BTV2_BLOCK).collect();
+        self.leaves
+            .extend(hash_many_par(Algorithm::Sha256, &blocks));
+    }
+
+    pub(crate) fn finalize(mut self) -> Digest {
+        let blocks: Vec<&[u8]> = self.pending.chunks(BTV2_BLOCK).collect();
+        self.leaves
+            .extend(hash_many_par(Algorithm::Sha256, &blocks));
+        if self.leaves.is_empty() {
+            return Digest::from_bytes(&[0u8; 32]);
+        }
+        root_of(self.leaves)
+    }
 }
 
 #[cfg(test)]
@@ -155,6 +214,33 @@ mod tests {
             let big = random(random_len(1 << 20, 10 << 20, seed + 30), seed);
             let got = torrent_v2_pieces_root(&big).map(|d| d.as_bytes().to_vec());
             assert_eq!(got, v2_reference(&big));
+        }
+    }
+
+    #[test]
+    fn v2_streaming_pieces() {
+        let data = random(BATCH + 5 * BTV2_BLOCK + 3, 40);
+        for len in [
+            0,
+            1,
+            BTV2_BLOCK,
+            BTV2_BLOCK + 1,
+            BATCH,
+            BATCH + 1,
+            data.len(),
+        ] {
+            for piece in [1000usize, BTV2_BLOCK, BATCH, BATCH + 7, 1 << 30] {
+                let mut st = Btv2State::default();
+                for p in data[..len].chunks(piece) {
+                    st.update(p);
+                }
+                let want = v2_reference(&data[..len]).unwrap_or(vec![0; 32]);
+                assert_eq!(
+                    st.finalize().as_bytes(),
+                    &want[..],
+                    "len {len} piece {piece}"
+                );
+            }
         }
     }
 
