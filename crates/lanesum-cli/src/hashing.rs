@@ -110,6 +110,42 @@ fn fill(inputs: &[Input], algs: &[Algorithm], ready: &mut VecDeque<io::Result<Ha
     window.len()
 }
 
+/// A whole input in memory: read, or mapped when it is a large regular file.
+pub enum Contents {
+    Read(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for Contents {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Contents::Read(v) => v,
+            Contents::Mapped(m) => m,
+        }
+    }
+}
+
+/// Read an input whole, for the modes that need all of it at once (`--etag`, `--blocks`).
+pub fn read_all(input: &Input) -> io::Result<Contents> {
+    match input {
+        Input::Stdin => {
+            let mut v = Vec::new();
+            io::stdin().lock().read_to_end(&mut v)?;
+            Ok(Contents::Read(v))
+        }
+        Input::Path(p) => {
+            let mut f = File::open(p)?;
+            if let Some(map) = map_large(&f) {
+                return Ok(Contents::Mapped(map));
+            }
+            let mut v = Vec::new();
+            f.read_to_end(&mut v)?;
+            Ok(Contents::Read(v))
+        }
+    }
+}
+
 /// The size of a regular file small enough to read whole; `None` for anything else
 /// (stdin, FIFOs, devices, directories, errors, big files), which is streamed instead.
 fn windowable(input: &Input) -> Option<u64> {
