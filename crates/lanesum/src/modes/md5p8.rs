@@ -12,8 +12,13 @@ use crate::{hash, Algorithm, Digest};
 const STREAMS: usize = 8;
 /// Bytes of one round over all streams (one 64-byte block each).
 const ROUND: usize = STREAMS * 64;
-/// Rounds de-interleaved per kernel call: 4 KiB per stream, 32 KiB in all (stays in L1/L2).
-const CHUNK_ROUNDS: usize = 64;
+/// Rounds de-interleaved per kernel call: 16 KiB per stream, 128 KiB in all (stays in L2;
+/// measured best of 16..4096 rounds on AVX-512).
+const CHUNK_ROUNDS: usize = 256;
+/// Bytes between the streams' de-interleaved buffers: one cache line more than they
+/// hold, so the eight streams' current blocks do not all fall in one L1 set (and stores
+/// 4 KiB apart do not alias the loads).
+const LANE_BUF: usize = CHUNK_ROUNDS * 64 + 64;
 
 /// rsync's MD5P8 checksum of `data` (the `md5p8` whole-file checksum of rsync's
 /// parallel-MD5 patch).
@@ -125,25 +130,20 @@ impl State {
             return;
         }
         if self.buf.is_empty() {
-            self.buf = vec![0u8; ROUND * CHUNK_ROUNDS];
+            self.buf = vec![0u8; STREAMS * LANE_BUF];
         }
         let mut r = 0;
         while r < whole {
             let n = (whole - r).min(CHUNK_ROUNDS);
             // De-interleave: stream l's blocks of these rounds become contiguous.
-            let stride = n * 64;
-            for j in 0..n {
-                let round = &data[(r + j) * ROUND..(r + j + 1) * ROUND];
+            let rounds = &data[r * ROUND..(r + n) * ROUND];
+            for (j, round) in rounds.chunks_exact(ROUND).enumerate() {
                 for (l, block) in round.chunks_exact(64).enumerate() {
-                    self.buf[l * stride + j * 64..l * stride + j * 64 + 64].copy_from_slice(block);
+                    let at = l * LANE_BUF + j * 64;
+                    self.buf[at..at + 64].copy_from_slice(block);
                 }
             }
-            run(
-                &self.kernel,
-                &mut self.states,
-                &self.buf[..STREAMS * stride],
-                n,
-            );
+            run(&self.kernel, &mut self.states, &self.buf, LANE_BUF, n);
             r += n;
         }
     }
@@ -152,7 +152,7 @@ impl State {
         if !self.pending.is_empty() {
             let mut last = [0u8; ROUND];
             last[..self.pending.len()].copy_from_slice(&self.pending);
-            run(&self.kernel, &mut self.states, &last, 1);
+            run(&self.kernel, &mut self.states, &last, 64, 1);
         }
         let mut summary = [0u8; STREAMS * 16 + 8];
         for (s, out) in self.states.iter().zip(summary.chunks_exact_mut(16)) {
@@ -166,10 +166,15 @@ impl State {
     }
 }
 
-/// Compress `n` blocks into each stream; `buf` holds stream `l`'s blocks at `l * n * 64`.
-fn run(kernel: &LaneKernel<u32>, states: &mut [[u32; 4]; STREAMS], buf: &[u8], n: usize) {
+/// Compress `n` blocks into each stream; `buf` holds stream `l`'s blocks at `l * stride`.
+fn run(
+    kernel: &LaneKernel<u32>,
+    states: &mut [[u32; 4]; STREAMS],
+    buf: &[u8],
+    stride: usize,
+    n: usize,
+) {
     let lanes = kernel.lanes;
-    let stride = n * 64;
     let mut soa = [0u32; 4 * 128];
     let mut ptrs: [&[u8]; 128] = [&[]; 128];
     assert!(lanes <= 128);
@@ -178,7 +183,7 @@ fn run(kernel: &LaneKernel<u32>, states: &mut [[u32; 4]; STREAMS], buf: &[u8], n
         let group = (STREAMS - g).min(lanes);
         for l in 0..lanes {
             let s = g + if l < group { l } else { 0 };
-            ptrs[l] = &buf[s * stride..(s + 1) * stride];
+            ptrs[l] = &buf[s * stride..s * stride + n * 64];
             for w in 0..4 {
                 soa[w * lanes + l] = states[s][w];
             }
