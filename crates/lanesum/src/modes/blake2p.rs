@@ -6,12 +6,13 @@ use crate::Digest;
 ///
 /// Definition (the BLAKE2 paper, section 2.10 / the reference `blake2bp.c`): four BLAKE2b
 /// leaves (fanout 4, depth 2, inner length 64, node offsets 0..3, the last leaf marked
-/// `last_node`) take the input's 128-byte blocks round-robin; a root BLAKE2b (node depth
-/// 1) hashes the four leaves' full 64-byte chaining values. Byte compatibility rests on
-/// those tree parameters, on the output length being part of every node's parameter
+/// `last_node`) take the input's 128-byte blocks round-robin; a root BLAKE2b at node
+/// depth 1 hashes the four leaves' full 64-byte chaining values. Byte compatibility rests
+/// on those tree parameters, on the output length being part of every node's parameter
 /// block (so BLAKE2bp-256 is *not* a truncation of BLAKE2bp-512), and on the leaves
-/// passing the root 64 bytes whatever the output length, as the reference code does. Computed by
-/// `blake2b_simd::blake2bp` (4-way SIMD, one core), checked against the reference KAT.
+/// passing the root 64 bytes whatever the output length, as the reference code does.
+/// Computed by `blake2b_simd::blake2bp` (4-way SIMD, one core), checked against the
+/// reference KAT.
 ///
 /// # Panics
 /// If `out_len` is not in 1..=64.
