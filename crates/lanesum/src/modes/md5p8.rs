@@ -48,7 +48,14 @@ const LANE_BUF: usize = CHUNK_ROUNDS * 64 + 64;
 /// );
 /// ```
 pub fn md5p8(data: &[u8]) -> Digest {
-    md5p8_with(&kernel(), data)
+    let mut st = State::new();
+    st.update(data);
+    st.finalize()
+}
+
+/// Whether the dedicated AVX-512VL path may run under the active instruction set.
+fn direct_available() -> bool {
+    cfg!(target_arch = "x86_64") && isa::active().avx512
 }
 
 /// The kernel MD5P8 runs on under the active instruction set, chosen once.
@@ -70,7 +77,9 @@ fn pick(kernels: &[LaneKernel<u32>]) -> LaneKernel<u32> {
         .expect("the single-stream kernel is always there")
 }
 
-/// MD5P8 on one given kernel (any lane count: narrower kernels run the streams in groups).
+/// MD5P8 on one given kernel (any lane count: narrower kernels run the streams in groups);
+/// the tests use it to cover every kernel.
+#[cfg(test)]
 pub(crate) fn md5p8_with(kernel: &LaneKernel<u32>, data: &[u8]) -> Digest {
     let mut st = State::with_kernel(*kernel);
     st.update(data);
@@ -81,6 +90,8 @@ pub(crate) fn md5p8_with(kernel: &LaneKernel<u32>, data: &[u8]) -> Digest {
 #[derive(Clone)]
 pub(crate) struct State {
     kernel: LaneKernel<u32>,
+    /// Use the dedicated AVX-512VL path (`md5p8_avx512`) rather than `kernel`.
+    direct: bool,
     states: [[u32; 4]; STREAMS],
     /// A partial round (< 512 bytes).
     pending: Vec<u8>,
@@ -91,12 +102,15 @@ pub(crate) struct State {
 
 impl State {
     pub(crate) fn new() -> State {
-        State::with_kernel(kernel())
+        let mut s = State::with_kernel(kernel());
+        s.direct = direct_available();
+        s
     }
 
     fn with_kernel(kernel: LaneKernel<u32>) -> State {
         State {
             kernel,
+            direct: false,
             states: [md5::IV; STREAMS],
             pending: Vec::with_capacity(ROUND),
             total: 0,
@@ -129,6 +143,12 @@ impl State {
         if whole == 0 {
             return;
         }
+        #[cfg(target_arch = "x86_64")]
+        if self.direct {
+            // SAFETY: `direct` is only set when the CPU has AVX-512F+VL.
+            unsafe { super::md5p8_avx512::rounds(&mut self.states, &data[..whole * ROUND]) };
+            return;
+        }
         if self.buf.is_empty() {
             self.buf = vec![0u8; STREAMS * LANE_BUF];
         }
@@ -152,7 +172,7 @@ impl State {
         if !self.pending.is_empty() {
             let mut last = [0u8; ROUND];
             last[..self.pending.len()].copy_from_slice(&self.pending);
-            run(&self.kernel, &mut self.states, &last, 64, 1);
+            self.rounds(&last);
         }
         let mut summary = [0u8; STREAMS * 16 + 8];
         for (s, out) in self.states.iter().zip(summary.chunks_exact_mut(16)) {
@@ -282,6 +302,18 @@ mod tests {
             .chain((CHUNK_ROUNDS - 1) * ROUND..data.len())
             .step_by(1)
             .collect();
+        if direct_available() {
+            for &len in &lens {
+                let mut st = State::new();
+                assert!(st.direct);
+                st.update(&data[..len]);
+                assert_eq!(
+                    st.finalize().to_hex(),
+                    reference(&data[..len]),
+                    "direct len {len}"
+                );
+            }
+        }
         for k in &ks {
             // Every length for the chosen kernel; every 7th for the others.
             let step = if k.name == pick(&ks[..ks.len() - 2]).name {

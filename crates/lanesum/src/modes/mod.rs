@@ -16,6 +16,8 @@
 mod blake2p;
 mod blocks;
 pub(crate) mod md5p8;
+#[cfg(target_arch = "x86_64")]
+mod md5p8_avx512;
 mod s3;
 pub(crate) mod torrent;
 
