@@ -173,10 +173,14 @@ fn hash_streamed(input: &Input, algs: &[Algorithm]) -> io::Result<Hashed> {
         Input::Stdin => hash_reader(io::stdin(), algs),
         Input::Path(p) => {
             let f = File::open(p)?;
-            // Mapping pays only where it lets BLAKE3 use every core; for the serial
+            // Mapping pays only where it lets BLAKE3 (or the BitTorrent v2 tree) use every
+            // core; for the serial
             // hashes a read() copy overlapped with hashing (below) is faster than page
             // faults on the hashing thread.
-            if algs.iter().any(|a| matches!(a, Algorithm::Blake3(_))) {
+            if algs
+                .iter()
+                .any(|a| matches!(a, Algorithm::Blake3(_) | Algorithm::Btv2))
+            {
                 if let Some(map) = map_large(&f) {
                     return Ok(hash_mapped(&map, algs));
                 }
