@@ -179,6 +179,8 @@ fn untagged_algorithm(allowed: &Option<Vec<Algorithm>>, hex_len: usize) -> Optio
         Some(list) => list.iter().find_map(|&a| match a {
             Algorithm::Blake2b(_) if bytes <= 64 => Some(Algorithm::Blake2b(bytes as u8)),
             Algorithm::Blake2s(_) if bytes <= 32 => Some(Algorithm::Blake2s(bytes as u8)),
+            Algorithm::Blake2bp(_) if bytes <= 64 => Some(Algorithm::Blake2bp(bytes as u8)),
+            Algorithm::Blake2sp(_) if bytes <= 32 => Some(Algorithm::Blake2sp(bytes as u8)),
             Algorithm::Blake3(_) if bytes <= BLAKE3_MAX_BYTES => Some(Algorithm::Blake3(bytes)),
             a if a.digest_len() == bytes => Some(a),
             _ => None,

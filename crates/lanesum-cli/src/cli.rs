@@ -180,6 +180,24 @@ fn specs(p: Personality) -> Vec<OptSpec> {
             false,
             "one JSON object per file: path, size and a digest per algorithm",
         ));
+        v.push(opt(
+            "etag",
+            None,
+            true,
+            "print each file's S3 multipart ETag for parts of SIZE bytes",
+        ));
+        v.push(opt(
+            "blocks",
+            None,
+            true,
+            "print a digest of every SIZE-byte block: HEX  FILE:INDEX",
+        ));
+        v.push(opt(
+            "torrent-pieces",
+            None,
+            true,
+            "print BitTorrent v1 SHA-1 piece hashes for pieces of SIZE",
+        ));
     }
     v.extend([
         opt(
@@ -219,6 +237,8 @@ pub struct Options {
     pub strict: bool,
     pub ignore_missing: bool,
     pub json: bool,
+    /// `--etag`, `--blocks` or `--torrent-pieces` (lanesum).
+    pub mode: Option<crate::modes::Mode>,
     pub files: Vec<OsString>,
 }
 
@@ -242,7 +262,9 @@ pub fn run(p: Personality, prog: &str, args: Vec<OsString>) -> i32 {
     getopt_scan(p, &specs, &args, &mut rep);
     let opts = parse(p, &specs, args, &mut rep);
     let inputs: Vec<Input> = opts.files.iter().map(Input::from_operand).collect();
-    if opts.check {
+    if let Some(mode) = opts.mode {
+        crate::modes::run(&opts, mode, &mut rep)
+    } else if opts.check {
         check::run(p, &opts, &mut rep)
     } else if opts.json {
         json::run(&opts, &inputs, &mut rep)
@@ -407,6 +429,9 @@ fn check_value(p: Personality, spec: &OptSpec, val: &[u8], rep: &mut Reporter) {
         "algorithm" => {
             parse_algorithms(val, rep);
         }
+        "etag" | "blocks" | "torrent-pieces" => {
+            parse_size_arg(spec.long, val, rep);
+        }
         _ => {}
     }
     let _ = p;
@@ -447,6 +472,19 @@ fn parse_length(val: &[u8], rep: &mut Reporter) -> u64 {
         }
     }
     n
+}
+
+/// A `--etag`/`--blocks`/`--torrent-pieces` size: bytes with an optional K/M/G/T
+/// (binary) suffix; zero is refused.
+fn parse_size_arg(long: &str, val: &[u8], rep: &mut Reporter) -> usize {
+    let text = String::from_utf8_lossy(val);
+    crate::modes::parse_size(&text).unwrap_or_else(|| {
+        rep.usage_error(&format!(
+            "invalid size {} for {} (bytes, with an optional K, M, G or T suffix)",
+            quote(&text, rep.utf8),
+            quote(&format!("--{long}"), rep.utf8)
+        ))
+    })
 }
 
 /// `-a md5,sha256`: each name as [`Algorithm`] parses it; duplicates dropped.
@@ -556,6 +594,25 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
             _ => {}
         }
     }
+    // Whole-input modes: at most one, the last of its kind wins.
+    let mut modes = Vec::new();
+    for (long, make) in [
+        (
+            "etag",
+            crate::modes::Mode::Etag as fn(usize) -> crate::modes::Mode,
+        ),
+        ("blocks", crate::modes::Mode::Blocks),
+        ("torrent-pieces", crate::modes::Mode::TorrentPieces),
+    ] {
+        if let Some(v) = last_value(&m, long) {
+            modes.push((long, make(parse_size_arg(long, &v, rep))));
+        }
+    }
+    if modes.len() > 1 {
+        rep.error("--etag, --blocks and --torrent-pieces are mutually exclusive");
+        rep.usage_error("");
+    }
+    o.mode = modes.first().map(|&(_, m)| m);
     // Algorithms and length.
     let mut algs = match p.fixed_algorithm() {
         Some(a) => vec![a],
@@ -622,6 +679,20 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
     if o.json && tag {
         fail(rep, "the --json and --tag options are mutually exclusive");
     }
+    if let Some(&(long, _)) = modes.first() {
+        if o.check || o.json {
+            fail(
+                rep,
+                &format!("the --{long} option is meaningless with --check or --json"),
+            );
+        }
+        if long != "blocks" && (o.algs_given || tag) {
+            fail(
+                rep,
+                &format!("--{long} has a fixed format: no --algorithm or --tag"),
+            );
+        }
+    }
     o.style.tagged = tag || o.algs.len() > 1;
     o.style.binary = binary == Some(true);
     o.files = m
@@ -660,10 +731,14 @@ fn apply_length(
         let (tag, max_bits) = match a {
             Algorithm::Blake2b(_) => ("BLAKE2b", 512u64),
             Algorithm::Blake2s(_) => ("BLAKE2s", 256),
+            Algorithm::Blake2bp(_) => ("BLAKE2bp", 512),
+            Algorithm::Blake2sp(_) => ("BLAKE2sp", 256),
             Algorithm::Blake3(_) => ("BLAKE3", BLAKE3_MAX_BYTES as u64 * 8),
             _ => {
                 debug_assert_eq!(p, Personality::Lanesum);
-                rep.fatal("--length is only supported with blake2b, blake2s and blake3");
+                rep.fatal(
+                    "--length is only supported with blake2b, blake2s, blake2bp, blake2sp and blake3",
+                );
             }
         };
         if bits > max_bits {
@@ -707,9 +782,14 @@ fn help_text(p: Personality, prog: &str, specs: &[OptSpec]) -> String {
     if p == Personality::Lanesum {
         s.push_str(
             "\nAlgorithms: md5 sha1 sha224 sha256 sha384 sha512 sha512-224 sha512-256\n\
-             blake2b[-BITS] blake2s[-BITS] blake3[-BITS]. With several, every line is tagged.\n\
+             blake2b[-BITS] blake2s[-BITS] blake3[-BITS]; modes md5p8 (rsync), blake2bp[-BITS],\n\
+             blake2sp[-BITS], btv2 (BitTorrent v2 pieces root; an empty file gives 64 zeros).\n\
+             With several, every line is tagged.\n\
              When checking, untagged lines use -a, or else the digest length:\n\
-             32 hex digits md5, 40 sha1, 56 sha224, 64 sha256, 96 sha384, 128 sha512.\n",
+             32 hex digits md5, 40 sha1, 56 sha224, 64 sha256, 96 sha384, 128 sha512.\n\
+             SIZE (--etag, --blocks, --torrent-pieces): bytes, or with a K, M, G or T suffix\n\
+             (powers of 1024). --blocks lines read HEX  FILE:INDEX (from 0); --etag lines\n\
+             ETAG  FILE, a file of at most one part giving its plain MD5.\n",
         );
     }
     s

@@ -112,18 +112,44 @@ fn fill(inputs: &[Input], algs: &[Algorithm], ready: &mut VecDeque<io::Result<Ha
     window.len()
 }
 
-/// A windowed file's bytes: mapped, or read for small files where a mapping costs more
-/// than the copy.
-enum Contents {
+/// A whole input in memory: read, or mapped when it is a large regular file.
+pub enum Contents {
     Mapped(memmap2::Mmap),
     Read(Vec<u8>),
 }
 
 impl Contents {
     fn bytes(&self) -> &[u8] {
+        self
+    }
+}
+
+impl std::ops::Deref for Contents {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
         match self {
-            Contents::Mapped(m) => m,
             Contents::Read(v) => v,
+            Contents::Mapped(m) => m,
+        }
+    }
+}
+
+/// Read an input whole, for the modes that need all of it at once (`--etag`, `--blocks`).
+pub fn read_all(input: &Input) -> io::Result<Contents> {
+    match input {
+        Input::Stdin => {
+            let mut v = Vec::new();
+            io::stdin().lock().read_to_end(&mut v)?;
+            Ok(Contents::Read(v))
+        }
+        Input::Path(p) => {
+            let mut f = File::open(p)?;
+            if let Some(map) = map_large(&f) {
+                return Ok(Contents::Mapped(map));
+            }
+            let mut v = Vec::new();
+            f.read_to_end(&mut v)?;
+            Ok(Contents::Read(v))
         }
     }
 }
@@ -155,10 +181,13 @@ fn hash_streamed(input: &Input, algs: &[Algorithm]) -> io::Result<Hashed> {
         Input::Stdin => hash_reader(io::stdin(), algs),
         Input::Path(p) => {
             let f = File::open(p)?;
-            // Mapping pays only where it lets BLAKE3 use every core; for the serial
-            // hashes a read() copy overlapped with hashing (below) is faster than page
-            // faults on the hashing thread.
-            if algs.iter().any(|a| matches!(a, Algorithm::Blake3(_))) {
+            // Mapping pays only where it lets BLAKE3 (or the BitTorrent v2 tree) use every
+            // core; for the serial hashes a read() copy overlapped with hashing (below) is
+            // faster than page faults on the hashing thread.
+            if algs
+                .iter()
+                .any(|a| matches!(a, Algorithm::Blake3(_) | Algorithm::Btv2))
+            {
                 if let Some(map) = map_large(&f) {
                     return Ok(hash_mapped(&map, algs));
                 }

@@ -24,6 +24,7 @@ mod check;
 mod cli;
 mod hashing;
 mod json;
+mod modes;
 mod output;
 mod quote;
 mod report;

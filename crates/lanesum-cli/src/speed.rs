@@ -48,6 +48,12 @@ fn command() -> Command {
                 .help("instead: auto path throughput for 1..=64 messages at each size (cliff check)"),
         )
         .arg(
+            Arg::new("modes")
+                .long("modes")
+                .action(ArgAction::SetTrue)
+                .help("instead: the whole-input modes (md5p8, blake2bp/sp, blocks, etag, torrent) vs their plain hashes on one buffer of the largest --sizes [default: 256M]"),
+        )
+        .arg(
             Arg::new("time")
                 .long("time")
                 .value_name("SECONDS")
@@ -180,6 +186,13 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
     );
     let json = m.get_flag("json");
     let counts = m.get_flag("counts");
+    if m.get_flag("modes") {
+        let size = match m.get_one::<String>("sizes") {
+            Some(_) => *sizes.iter().max().unwrap(),
+            None => 256 << 20,
+        };
+        return run_modes(size, min, json);
+    }
 
     let features = match lanesum::isa::try_active() {
         Ok(f) => f,
@@ -265,6 +278,129 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
     }
     if !json && !counts {
         print_table(&rows, &sizes);
+    }
+    0
+}
+
+/// `--modes`: each mode and the plain hash it is measured against, on one `size`-byte
+/// buffer, single-threaded (GB/s per core), with the ratio to that plain hash.
+fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
+    use lanesum::{hash, modes};
+    let buf: Vec<u8> = (0..size)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
+        .collect();
+    let data = &buf[..];
+    type Job<'a> = (&'a str, Option<&'a str>, Box<dyn Fn() + 'a>);
+    let jobs: Vec<Job> = vec![
+        (
+            "md5",
+            None,
+            Box::new(|| {
+                black_box(hash(Algorithm::Md5, black_box(data)));
+            }),
+        ),
+        (
+            "md5p8",
+            Some("md5"),
+            Box::new(|| {
+                black_box(modes::md5p8(black_box(data)));
+            }),
+        ),
+        (
+            "blocks-128K-md5",
+            Some("md5"),
+            Box::new(|| {
+                black_box(modes::blocks(Algorithm::Md5, black_box(data), 128 << 10));
+            }),
+        ),
+        (
+            "s3-etag-8M",
+            Some("md5"),
+            Box::new(|| {
+                black_box(modes::s3_etag(black_box(data), 8 << 20));
+            }),
+        ),
+        (
+            "blake2b",
+            None,
+            Box::new(|| {
+                black_box(hash(Algorithm::Blake2b(64), black_box(data)));
+            }),
+        ),
+        (
+            "blake2bp",
+            Some("blake2b"),
+            Box::new(|| {
+                black_box(modes::blake2bp(black_box(data), 64));
+            }),
+        ),
+        (
+            "blake2s",
+            None,
+            Box::new(|| {
+                black_box(hash(Algorithm::Blake2s(32), black_box(data)));
+            }),
+        ),
+        (
+            "blake2sp",
+            Some("blake2s"),
+            Box::new(|| {
+                black_box(modes::blake2sp(black_box(data), 32));
+            }),
+        ),
+        (
+            "sha1",
+            None,
+            Box::new(|| {
+                black_box(hash(Algorithm::Sha1, black_box(data)));
+            }),
+        ),
+        (
+            "torrent-v1-256K",
+            Some("sha1"),
+            Box::new(|| {
+                black_box(modes::torrent_v1_pieces(black_box(data), 256 << 10));
+            }),
+        ),
+        (
+            "sha256",
+            None,
+            Box::new(|| {
+                black_box(hash(Algorithm::Sha256, black_box(data)));
+            }),
+        ),
+        (
+            "btv2",
+            Some("sha256"),
+            Box::new(|| {
+                black_box(modes::torrent_v2_pieces_root(black_box(data)));
+            }),
+        ),
+    ];
+    if !json {
+        println!(
+            "lanesum speed --modes: {} buffer, GB/s per core (1 thread)",
+            size_label(size)
+        );
+        println!("{:<16} {:>8}  ratio", "mode", "GB/s");
+    }
+    let mut done: Vec<(&str, f64)> = Vec::new();
+    for (name, base, f) in &jobs {
+        let gbps = size as f64 / time_best(min, f) / 1e9;
+        let ratio = base.and_then(|b| done.iter().find(|(n, _)| *n == b).map(|&(_, g)| gbps / g));
+        if json {
+            println!(
+                "{{\"mode\":\"{name}\",\"size\":{size},\"gbps\":{gbps:.3},\"baseline\":{},\"ratio\":{}}}",
+                base.map_or("null".to_string(), |b| format!("\"{b}\"")),
+                ratio.map_or("null".to_string(), |r| format!("{r:.2}"))
+            );
+        } else {
+            match (base, ratio) {
+                (Some(b), Some(r)) => println!("{name:<16} {gbps:>8.2}  {r:.2}x {b}"),
+                _ => println!("{name:<16} {gbps:>8.2}"),
+            }
+        }
+        done.push((name, gbps));
     }
     0
 }

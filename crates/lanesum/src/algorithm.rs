@@ -32,6 +32,16 @@ pub enum Algorithm {
     Blake2s(u8),
     /// BLAKE3 with an output of any length >= 1 byte (extendable output).
     Blake3(usize),
+    /// rsync's MD5P8 (see [`modes::md5p8`](crate::modes::md5p8)).
+    Md5p8,
+    /// BLAKE2bp with an output of 1..=64 bytes (see [`modes::blake2bp`](crate::modes::blake2bp)).
+    Blake2bp(u8),
+    /// BLAKE2sp with an output of 1..=32 bytes (see [`modes::blake2sp`](crate::modes::blake2sp)).
+    Blake2sp(u8),
+    /// The BitTorrent v2 (BEP 52) pieces root of a file, see
+    /// [`modes::torrent_v2_pieces_root`](crate::modes::torrent_v2_pieces_root). An empty
+    /// input, which has no pieces root, gives 32 zero bytes.
+    Btv2,
 }
 
 /// Error from parsing an algorithm name.
@@ -65,6 +75,19 @@ impl Algorithm {
         "blake2b[-BITS]",
         "blake2s[-BITS]",
         "blake3[-BITS]",
+        "md5p8",
+        "blake2bp[-BITS]",
+        "blake2sp[-BITS]",
+        "btv2",
+    ];
+
+    /// The whole-input modes that are also algorithms, at their default lengths.
+    /// (Not in [`Algorithm::ALL`], which lists the plain hash functions.)
+    pub const MODES: &'static [Algorithm] = &[
+        Algorithm::Md5p8,
+        Algorithm::Blake2bp(64),
+        Algorithm::Blake2sp(32),
+        Algorithm::Btv2,
     ];
 
     /// Every algorithm at its default length, in a stable order (tests and `lanesum speed`).
@@ -85,13 +108,16 @@ impl Algorithm {
     /// Digest length in bytes.
     pub fn digest_len(self) -> usize {
         match self {
-            Algorithm::Md5 => 16,
+            Algorithm::Md5 | Algorithm::Md5p8 => 16,
             Algorithm::Sha1 => 20,
             Algorithm::Sha224 | Algorithm::Sha512_224 => 28,
-            Algorithm::Sha256 | Algorithm::Sha512_256 => 32,
+            Algorithm::Sha256 | Algorithm::Sha512_256 | Algorithm::Btv2 => 32,
             Algorithm::Sha384 => 48,
             Algorithm::Sha512 => 64,
-            Algorithm::Blake2b(n) | Algorithm::Blake2s(n) => n as usize,
+            Algorithm::Blake2b(n)
+            | Algorithm::Blake2s(n)
+            | Algorithm::Blake2bp(n)
+            | Algorithm::Blake2sp(n) => n as usize,
             Algorithm::Blake3(n) => n,
         }
     }
@@ -100,8 +126,8 @@ impl Algorithm {
     /// BLAKE2b, 1..=32 for BLAKE2s, >= 1 for BLAKE3); fixed-length algorithms always are.
     pub fn is_valid(self) -> bool {
         match self {
-            Algorithm::Blake2b(n) => (1..=64).contains(&n),
-            Algorithm::Blake2s(n) => (1..=32).contains(&n),
+            Algorithm::Blake2b(n) | Algorithm::Blake2bp(n) => (1..=64).contains(&n),
+            Algorithm::Blake2s(n) | Algorithm::Blake2sp(n) => (1..=32).contains(&n),
             Algorithm::Blake3(n) => n >= 1,
             _ => true,
         }
@@ -115,12 +141,16 @@ impl Algorithm {
             | Algorithm::Sha224
             | Algorithm::Sha256
             | Algorithm::Blake2s(_)
+            | Algorithm::Blake2sp(_)
+            | Algorithm::Md5p8
             | Algorithm::Blake3(_) => 64,
+            Algorithm::Btv2 => 16 << 10,
             Algorithm::Sha384
             | Algorithm::Sha512
             | Algorithm::Sha512_224
             | Algorithm::Sha512_256
-            | Algorithm::Blake2b(_) => 128,
+            | Algorithm::Blake2b(_)
+            | Algorithm::Blake2bp(_) => 128,
         }
     }
 
@@ -130,6 +160,8 @@ impl Algorithm {
             Algorithm::Blake2b(_) => Algorithm::Blake2b(64),
             Algorithm::Blake2s(_) => Algorithm::Blake2s(32),
             Algorithm::Blake3(_) => Algorithm::Blake3(32),
+            Algorithm::Blake2bp(_) => Algorithm::Blake2bp(64),
+            Algorithm::Blake2sp(_) => Algorithm::Blake2sp(32),
             a => a,
         }
     }
@@ -146,6 +178,8 @@ impl Algorithm {
             Algorithm::Blake2b(_) if n <= 64 => Some(Algorithm::Blake2b(n as u8)),
             Algorithm::Blake2s(_) if n <= 32 => Some(Algorithm::Blake2s(n as u8)),
             Algorithm::Blake3(_) => Some(Algorithm::Blake3(n)),
+            Algorithm::Blake2bp(_) if n <= 64 => Some(Algorithm::Blake2bp(n as u8)),
+            Algorithm::Blake2sp(_) if n <= 32 => Some(Algorithm::Blake2sp(n as u8)),
             a if a.digest_len() == n => Some(a),
             _ => None,
         }
@@ -171,6 +205,12 @@ impl Algorithm {
             Algorithm::Blake2s(n) => format!("BLAKE2s-{}", n as usize * 8),
             Algorithm::Blake3(32) => "BLAKE3".into(),
             Algorithm::Blake3(n) => format!("BLAKE3-{}", n * 8),
+            Algorithm::Md5p8 => "MD5P8".into(),
+            Algorithm::Blake2bp(64) => "BLAKE2bp".into(),
+            Algorithm::Blake2bp(n) => format!("BLAKE2bp-{}", n as usize * 8),
+            Algorithm::Blake2sp(32) => "BLAKE2sp".into(),
+            Algorithm::Blake2sp(n) => format!("BLAKE2sp-{}", n as usize * 8),
+            Algorithm::Btv2 => "BTV2".into(),
         }
     }
 
@@ -192,6 +232,10 @@ impl Algorithm {
             "BLAKE2b" => Algorithm::Blake2b(64),
             "BLAKE2s" => Algorithm::Blake2s(32),
             "BLAKE3" => Algorithm::Blake3(32),
+            "MD5P8" => Algorithm::Md5p8,
+            "BLAKE2bp" => Algorithm::Blake2bp(64),
+            "BLAKE2sp" => Algorithm::Blake2sp(32),
+            "BTV2" => Algorithm::Btv2,
             _ => return None,
         };
         match bits {
@@ -223,6 +267,12 @@ impl fmt::Display for Algorithm {
             Algorithm::Blake2s(n) => write!(f, "blake2s-{}", n as usize * 8),
             Algorithm::Blake3(32) => f.write_str("blake3"),
             Algorithm::Blake3(n) => write!(f, "blake3-{}", n * 8),
+            Algorithm::Md5p8 => f.write_str("md5p8"),
+            Algorithm::Blake2bp(64) => f.write_str("blake2bp"),
+            Algorithm::Blake2bp(n) => write!(f, "blake2bp-{}", n as usize * 8),
+            Algorithm::Blake2sp(32) => f.write_str("blake2sp"),
+            Algorithm::Blake2sp(n) => write!(f, "blake2sp-{}", n as usize * 8),
+            Algorithm::Btv2 => f.write_str("btv2"),
         }
     }
 }
@@ -256,12 +306,19 @@ impl FromStr for Algorithm {
             "b2" | "blake2" | "blake2b" => Some(Algorithm::Blake2b(64)),
             "blake2s" => Some(Algorithm::Blake2s(32)),
             "b3" | "blake3" => Some(Algorithm::Blake3(32)),
+            "md5p8" => Some(Algorithm::Md5p8),
+            "blake2bp" => Some(Algorithm::Blake2bp(64)),
+            "blake2sp" => Some(Algorithm::Blake2sp(32)),
+            "btv2" | "bittorrent-v2" => Some(Algorithm::Btv2),
             _ => None,
         };
         if let Some(a) = fixed {
             return Ok(a);
         }
+        // Longer prefixes first: "blake2bp-256" is not BLAKE2b.
         for (prefix, base) in [
+            ("blake2bp", Algorithm::Blake2bp(64)),
+            ("blake2sp", Algorithm::Blake2sp(32)),
             ("blake2b", Algorithm::Blake2b(64)),
             ("blake2s", Algorithm::Blake2s(32)),
             ("blake3", Algorithm::Blake3(32)),
@@ -289,15 +346,23 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for &a in Algorithm::ALL {
+        for &a in Algorithm::ALL.iter().chain(Algorithm::MODES) {
             assert_eq!(a.to_string().parse::<Algorithm>().unwrap(), a);
             assert_eq!(Algorithm::from_tag(&a.tag()), Some(a));
         }
         for bits in (8..=512).step_by(8) {
-            let a = Algorithm::Blake2b((bits / 8) as u8);
-            assert_eq!(a.to_string().parse::<Algorithm>().unwrap(), a);
-            assert_eq!(Algorithm::from_tag(&a.tag()), Some(a));
+            let n = (bits / 8) as u8;
+            let mut algs = vec![Algorithm::Blake2b(n), Algorithm::Blake2bp(n)];
+            if n <= 32 {
+                algs.extend([Algorithm::Blake2s(n), Algorithm::Blake2sp(n)]);
+            }
+            for a in algs {
+                assert_eq!(a.to_string().parse::<Algorithm>().unwrap(), a);
+                assert_eq!(Algorithm::from_tag(&a.tag()), Some(a));
+            }
         }
+        assert_eq!("BLAKE2bp-256".parse(), Ok(Algorithm::Blake2bp(32)));
+        assert!("blake2sp-264".parse::<Algorithm>().is_err());
     }
 
     #[test]

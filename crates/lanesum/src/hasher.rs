@@ -42,6 +42,10 @@ enum Inner {
     Blake2b(Box<blake2b_simd::State>),
     Blake2s(Box<blake2s_simd::State>),
     Blake3(Box<blake3::Hasher>),
+    Md5p8(Box<crate::modes::md5p8::State>),
+    Blake2bp(Box<blake2b_simd::blake2bp::State>),
+    Blake2sp(Box<blake2s_simd::blake2sp::State>),
+    Btv2(Box<crate::modes::torrent::Btv2State>),
 }
 
 impl Hasher {
@@ -71,6 +75,18 @@ impl Hasher {
                     .to_state(),
             )),
             Algorithm::Blake3(_) => Inner::Blake3(Box::default()),
+            Algorithm::Md5p8 => Inner::Md5p8(Box::new(crate::modes::md5p8::State::new())),
+            Algorithm::Blake2bp(n) => Inner::Blake2bp(Box::new(
+                blake2b_simd::blake2bp::Params::new()
+                    .hash_length(n as usize)
+                    .to_state(),
+            )),
+            Algorithm::Blake2sp(n) => Inner::Blake2sp(Box::new(
+                blake2s_simd::blake2sp::Params::new()
+                    .hash_length(n as usize)
+                    .to_state(),
+            )),
+            Algorithm::Btv2 => Inner::Btv2(Box::default()),
         };
         Hasher { alg, inner }
     }
@@ -99,6 +115,14 @@ impl Hasher {
                     h.update(data);
                 }
             }
+            Inner::Md5p8(h) => h.update(data),
+            Inner::Blake2bp(h) => {
+                h.update(data);
+            }
+            Inner::Blake2sp(h) => {
+                h.update(data);
+            }
+            Inner::Btv2(h) => h.update(data),
         }
         self
     }
@@ -114,6 +138,10 @@ impl Hasher {
             Inner::Blake2b(h) => Digest::from_bytes(h.finalize().as_bytes()),
             Inner::Blake2s(h) => Digest::from_bytes(h.finalize().as_bytes()),
             Inner::Blake3(h) => Digest::with_len(len, |out| h.finalize_xof().fill(out)),
+            Inner::Md5p8(h) => h.finalize(),
+            Inner::Blake2bp(h) => Digest::from_bytes(h.finalize().as_bytes()),
+            Inner::Blake2sp(h) => Digest::from_bytes(h.finalize().as_bytes()),
+            Inner::Btv2(h) => h.finalize(),
         }
     }
 }

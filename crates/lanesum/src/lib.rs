@@ -21,6 +21,7 @@ mod hasher;
 pub mod isa;
 mod lanes;
 mod merkle_damgard;
+pub mod modes;
 
 mod blake2;
 mod blake3;
