@@ -4,6 +4,31 @@ use crate::isa::Features;
 use crate::lanes::LaneKernel;
 use crate::merkle_damgard::Family;
 
+/// Expands MD5's 64 steps as 16 invocations `$quad!(round_function, round, first_step)`,
+/// the round functions given in order F, G, H, I. Every implementation (scalar, each SIMD
+/// width, MD5P8) supplies its own `quad!` and shares this schedule.
+macro_rules! md5_quads {
+    ($quad:ident, $f:tt, $g:tt, $h:tt, $i:tt) => {
+        $quad!($f, 0, 0);
+        $quad!($f, 0, 4);
+        $quad!($f, 0, 8);
+        $quad!($f, 0, 12);
+        $quad!($g, 1, 16);
+        $quad!($g, 1, 20);
+        $quad!($g, 1, 24);
+        $quad!($g, 1, 28);
+        $quad!($h, 2, 32);
+        $quad!($h, 2, 36);
+        $quad!($h, 2, 40);
+        $quad!($h, 2, 44);
+        $quad!($i, 3, 48);
+        $quad!($i, 3, 52);
+        $quad!($i, 3, 56);
+        $quad!($i, 3, 60);
+    };
+}
+pub(crate) use md5_quads;
+
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
@@ -167,22 +192,7 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
                 step!($f, b, c, d, a, $i + 3, S[$r][3]);
             };
         }
-        quad!(f, 0, 0);
-        quad!(f, 0, 4);
-        quad!(f, 0, 8);
-        quad!(f, 0, 12);
-        quad!(g, 1, 16);
-        quad!(g, 1, 20);
-        quad!(g, 1, 24);
-        quad!(g, 1, 28);
-        quad!(h, 2, 32);
-        quad!(h, 2, 36);
-        quad!(h, 2, 40);
-        quad!(h, 2, 44);
-        quad!(i_, 3, 48);
-        quad!(i_, 3, 52);
-        quad!(i_, 3, 56);
-        quad!(i_, 3, 60);
+        md5_quads!(quad, f, g, h, i_);
 
         a = a.wrapping_add(aa);
         b = b.wrapping_add(bb);

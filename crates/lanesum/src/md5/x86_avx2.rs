@@ -188,22 +188,7 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
             unsafe { load_transpose(&p, &mut msg[j]) };
         }
         let (aa, bb, cc, dd) = (a, b, c, d);
-        quad!(f, 0, 0);
-        quad!(f, 0, 4);
-        quad!(f, 0, 8);
-        quad!(f, 0, 12);
-        quad!(g, 1, 16);
-        quad!(g, 1, 20);
-        quad!(g, 1, 24);
-        quad!(g, 1, 28);
-        quad!(h, 2, 32);
-        quad!(h, 2, 36);
-        quad!(h, 2, 40);
-        quad!(h, 2, 44);
-        quad!(i, 3, 48);
-        quad!(i, 3, 52);
-        quad!(i, 3, 56);
-        quad!(i, 3, 60);
+        md5_quads!(quad, f, g, h, i);
         for j in 0..N {
             a[j] = _mm256_add_epi32(a[j], aa[j]);
             b[j] = _mm256_add_epi32(b[j], bb[j]);

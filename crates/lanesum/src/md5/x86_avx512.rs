@@ -227,22 +227,7 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
             t[j] = opaque(_mm512_add_epi32(u, msg[blk & 1][j][0]));
         }
         let (aa, bb, cc, dd) = (a, b, c, d);
-        quad!(TL_F, 0, 0);
-        quad!(TL_F, 0, 4);
-        quad!(TL_F, 0, 8);
-        quad!(TL_F, 0, 12);
-        quad!(TL_G, 1, 16);
-        quad!(TL_G, 1, 20);
-        quad!(TL_G, 1, 24);
-        quad!(TL_G, 1, 28);
-        quad!(TL_H, 2, 32);
-        quad!(TL_H, 2, 36);
-        quad!(TL_H, 2, 40);
-        quad!(TL_H, 2, 44);
-        quad!(TL_I, 3, 48);
-        quad!(TL_I, 3, 52);
-        quad!(TL_I, 3, 56);
-        quad!(TL_I, 3, 60);
+        md5_quads!(quad, TL_F, TL_G, TL_H, TL_I);
         for j in 0..N {
             a[j] = _mm512_add_epi32(a[j], aa[j]);
             b[j] = _mm512_add_epi32(b[j], bb[j]);

@@ -14,7 +14,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::md5::{word_index, K, S};
+use crate::md5::{md5_quads, word_index, K, S};
 
 /// `vpternlogd` immediates with operands (b, c, d) = (0xf0, 0xcc, 0xaa).
 const TL_F: i32 = 0xca; // d ^ (b & (c ^ d))
@@ -110,22 +110,7 @@ pub(crate) unsafe fn rounds(states: &mut [[u32; 4]; 8], data: &[u8]) {
                 step!($tl, b, c, d, a, $i + 3, S[$r][3]);
             };
         }
-        quad!(TL_F, 0, 0);
-        quad!(TL_F, 0, 4);
-        quad!(TL_F, 0, 8);
-        quad!(TL_F, 0, 12);
-        quad!(TL_G, 1, 16);
-        quad!(TL_G, 1, 20);
-        quad!(TL_G, 1, 24);
-        quad!(TL_G, 1, 28);
-        quad!(TL_H, 2, 32);
-        quad!(TL_H, 2, 36);
-        quad!(TL_H, 2, 40);
-        quad!(TL_H, 2, 44);
-        quad!(TL_I, 3, 48);
-        quad!(TL_I, 3, 52);
-        quad!(TL_I, 3, 56);
-        quad!(TL_I, 3, 60);
+        md5_quads!(quad, TL_F, TL_G, TL_H, TL_I);
         let _ = t;
         a = _mm256_add_epi32(a, aa);
         b = _mm256_add_epi32(b, bb);
