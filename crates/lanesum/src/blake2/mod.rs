@@ -43,7 +43,8 @@ pub(crate) const BLOCK_B: usize = 128;
 pub(crate) const BLOCK_S: usize = 64;
 
 /// The (column, then diagonal) quadruples of the 4x4 working state each round mixes.
-const MIX: [[usize; 4]; 8] = [
+/// BLAKE3 keeps BLAKE2s's round structure, so its portable lanes use this table too.
+pub(crate) const MIX: [[usize; 4]; 8] = [
     [0, 4, 8, 12],
     [1, 5, 9, 13],
     [2, 6, 10, 14],

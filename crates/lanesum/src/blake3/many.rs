@@ -25,6 +25,7 @@
 //! the rest is per-job bookkeeping and digest construction.
 
 use super::{BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_PERMUTATION, PARENT, ROOT};
+use crate::blake2::MIX;
 use crate::isa::Features;
 use crate::Digest;
 
@@ -478,16 +479,6 @@ pub(crate) fn portable_lanes<const N: usize>(
             v[b][l] = (v[b][l] ^ v[c][l]).rotate_right(7);
         }
     }
-    const GS: [[usize; 4]; 8] = [
-        [0, 4, 8, 12],
-        [1, 5, 9, 13],
-        [2, 6, 10, 14],
-        [3, 7, 11, 15],
-        [0, 5, 10, 15],
-        [1, 6, 11, 12],
-        [2, 7, 8, 13],
-        [3, 4, 9, 14],
-    ];
     let ends: [bool; N] = core::array::from_fn(|l| st.left[l] as usize == steps);
     for s in 0..steps {
         let last = s + 1 == steps;
@@ -525,14 +516,14 @@ pub(crate) fn portable_lanes<const N: usize>(
         // Permute the message between rounds (as the spec does) so that every index is a
         // constant after unrolling the 8 G calls and LLVM keeps the rows in registers.
         for round in 0..7 {
-            g(&mut v, GS[0], &m[0], &m[1]);
-            g(&mut v, GS[1], &m[2], &m[3]);
-            g(&mut v, GS[2], &m[4], &m[5]);
-            g(&mut v, GS[3], &m[6], &m[7]);
-            g(&mut v, GS[4], &m[8], &m[9]);
-            g(&mut v, GS[5], &m[10], &m[11]);
-            g(&mut v, GS[6], &m[12], &m[13]);
-            g(&mut v, GS[7], &m[14], &m[15]);
+            g(&mut v, MIX[0], &m[0], &m[1]);
+            g(&mut v, MIX[1], &m[2], &m[3]);
+            g(&mut v, MIX[2], &m[4], &m[5]);
+            g(&mut v, MIX[3], &m[6], &m[7]);
+            g(&mut v, MIX[4], &m[8], &m[9]);
+            g(&mut v, MIX[5], &m[10], &m[11]);
+            g(&mut v, MIX[6], &m[12], &m[13]);
+            g(&mut v, MIX[7], &m[14], &m[15]);
             if round < 6 {
                 m = MSG_PERMUTATION.map(|i| m[i]);
             }
