@@ -81,6 +81,10 @@ impl Algorithm {
         "btv2",
     ];
 
+    /// The Merkle-Damgard functions the SIMD lanes run (the first entries of [`Algorithm::ALL`]).
+    #[cfg(test)]
+    pub(crate) const LANED: &'static [Algorithm] = Self::ALL.split_at(8).0;
+
     /// The whole-input modes that are also algorithms, at their default lengths.
     /// (Not in [`Algorithm::ALL`], which lists the plain hash functions.)
     pub const MODES: &'static [Algorithm] = &[

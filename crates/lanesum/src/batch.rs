@@ -10,14 +10,12 @@ use std::sync::OnceLock;
 use crate::isa::{self, Features};
 use crate::lanes::LaneKernel;
 use crate::md5::{self, Md5};
-use crate::merkle_damgard::{self, digest_of, pad_final, Family, MAX_BLOCK};
+use crate::merkle_damgard::{self, digest_of, Family};
+use crate::schedule::{self, best, Job};
 use crate::sha1::{self, Sha1};
 use crate::sha256::{self, Sha256};
 use crate::sha512::{self, Sha512};
 use crate::{hash, Algorithm, Digest};
-
-/// Upper bound on lanes of any kernel (AVX-512 MD5 with 8 interleaved sets).
-const MAX_LANES: usize = 128;
 
 /// The digests of `msgs` under `alg`, in order, using the best kernels of this CPU.
 ///
@@ -111,6 +109,39 @@ pub fn hash_many_with(alg: Algorithm, kernel: &str, msgs: &[&[u8]]) -> Option<Ve
     run(alg, msgs, isa::active(), Some(kernel))
 }
 
+/// Whole messages through the lane scheduler, longest first (the end of the batch, where
+/// lanes run empty, then holds short messages). A forced kernel keeps submission order so
+/// tests can place messages in lanes.
+fn run_batch<F: Family>(
+    iv: F::State,
+    out_len: usize,
+    msgs: &[&[u8]],
+    kernels: &[LaneKernel<F::Word>],
+    forced: Option<&str>,
+) -> Option<Vec<Digest>> {
+    let start = match forced {
+        Some(name) => *kernels.iter().find(|k| k.name == name)?,
+        None => best(kernels, msgs.len()),
+    };
+    let mut order: Vec<usize> = (0..msgs.len()).collect();
+    if forced.is_none() {
+        order.sort_by_key(|&i| std::cmp::Reverse(msgs[i].len()));
+    }
+    let mut out: Vec<Option<Digest>> = vec![None; msgs.len()];
+    schedule::run::<F>(
+        kernels,
+        start,
+        forced.is_none(),
+        order.into_iter().map(|i| (i, Job::message(iv, msgs[i]))),
+        |i, state| out[i] = Some(digest_of::<F>(state, out_len)),
+    );
+    Some(
+        out.into_iter()
+            .map(|d| d.expect("every message finished"))
+            .collect(),
+    )
+}
+
 enum Fam {
     Md5,
     Sha1,
@@ -158,7 +189,7 @@ fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Opt
         if forced.is_none() && best(kernels, msgs.len()).lanes == 1 {
             return Some(msgs.iter().map(|m| hash(alg, m)).collect());
         }
-        Batch::<F>::run(iv, alg.digest_len(), msgs, kernels, forced)
+        run_batch::<F>(iv, alg.digest_len(), msgs, kernels, forced)
     }
     match alg {
         Algorithm::Md5 => go::<Md5>(&MD5, alg, md5::IV, msgs, f, forced),
@@ -181,261 +212,10 @@ fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Opt
     }
 }
 
-/// Where a lane is in its message.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Idle,
-    /// Whole blocks straight from the message; `pos..end` still to do.
-    Body,
-    /// The padded final block(s) in the lane's tail buffer; `pos..end` still to do.
-    Tail,
-}
-
-#[derive(Clone, Copy)]
-struct Lane {
-    msg: usize,
-    phase: Phase,
-    pos: usize,
-    end: usize,
-}
-
-const IDLE: Lane = Lane {
-    msg: 0,
-    phase: Phase::Idle,
-    pos: 0,
-    end: 0,
-};
-
-struct Batch<'m, F: Family> {
-    msgs: &'m [&'m [u8]],
-    iv: F::State,
-    out_len: usize,
-    kernel: LaneKernel<F::Word>,
-    /// Word-major state of every lane (see `lanes`).
-    state: Vec<F::Word>,
-    lanes: Vec<Lane>,
-    tails: Vec<[u8; 2 * MAX_BLOCK]>,
-    out: Vec<Option<Digest>>,
-}
-
-impl<'m, F: Family> Batch<'m, F> {
-    fn run(
-        iv: F::State,
-        out_len: usize,
-        msgs: &'m [&'m [u8]],
-        kernels: &[LaneKernel<F::Word>],
-        forced: Option<&str>,
-    ) -> Option<Vec<Digest>> {
-        let start = match forced {
-            Some(name) => *kernels.iter().find(|k| k.name == name)?,
-            None => best(kernels, msgs.len()),
-        };
-        let mut b = Batch::<F> {
-            msgs,
-            iv,
-            out_len,
-            kernel: start,
-            state: Vec::new(),
-            lanes: Vec::new(),
-            tails: Vec::new(),
-            out: vec![None; msgs.len()],
-        };
-        b.resize(start);
-        // Longest first: the tail of the batch, where lanes run empty, holds short messages.
-        // A forced kernel keeps submission order so tests can place messages in lanes.
-        let mut queue: Vec<usize> = (0..msgs.len()).collect();
-        if forced.is_none() {
-            queue.sort_by_key(|&i| std::cmp::Reverse(msgs[i].len()));
-        }
-        let mut queue = queue.into_iter();
-        loop {
-            for l in 0..b.lanes.len() {
-                if b.lanes[l].phase == Phase::Idle {
-                    match queue.next() {
-                        Some(m) => b.start(l, m),
-                        None => break,
-                    }
-                }
-            }
-            let busy = b.lanes.iter().filter(|l| l.phase != Phase::Idle).count();
-            if busy == 0 {
-                break;
-            }
-            if forced.is_none() && queue.len() == 0 {
-                // Only kernels wide enough for every busy lane: nothing is left to refill.
-                let wide: Vec<_> = kernels
-                    .iter()
-                    .copied()
-                    .filter(|k| k.lanes >= busy)
-                    .collect();
-                let k = best(&wide, busy);
-                if k.rate_with(busy) > 1.05 * b.kernel.rate_with(busy) {
-                    b.resize(k);
-                }
-            }
-            b.step();
-        }
-        Some(
-            b.out
-                .into_iter()
-                .map(|d| d.expect("every message finished"))
-                .collect(),
-        )
-    }
-
-    /// Switch to `kernel`, moving the busy lanes to the first columns of the new layout.
-    fn resize(&mut self, kernel: LaneKernel<F::Word>) {
-        assert!(kernel.lanes <= MAX_LANES);
-        let old_n = self.lanes.len();
-        let busy: Vec<usize> = (0..old_n)
-            .filter(|&l| self.lanes[l].phase != Phase::Idle)
-            .collect();
-        assert!(busy.len() <= kernel.lanes);
-        let n = kernel.lanes;
-        let mut state = vec![F::Word::default(); F::WORDS * n];
-        let mut lanes = vec![IDLE; n];
-        let mut tails = vec![[0u8; 2 * MAX_BLOCK]; n];
-        for (new, &old) in busy.iter().enumerate() {
-            for w in 0..F::WORDS {
-                state[w * n + new] = self.state[w * old_n + old];
-            }
-            lanes[new] = self.lanes[old];
-            tails[new] = self.tails[old];
-        }
-        self.kernel = kernel;
-        self.state = state;
-        self.lanes = lanes;
-        self.tails = tails;
-    }
-
-    /// Put message `m` into lane `l` at the initial state.
-    fn start(&mut self, l: usize, m: usize) {
-        let n = self.lanes.len();
-        for (w, &v) in self.iv.as_ref().iter().enumerate() {
-            self.state[w * n + l] = v;
-        }
-        let body = self.msgs[m].len() - self.msgs[m].len() % F::BLOCK;
-        self.lanes[l] = Lane {
-            msg: m,
-            phase: Phase::Body,
-            pos: 0,
-            end: body,
-        };
-        if body == 0 {
-            self.enter_tail(l);
-        }
-    }
-
-    fn enter_tail(&mut self, l: usize) {
-        let lane = &mut self.lanes[l];
-        let msg = self.msgs[lane.msg];
-        let body = msg.len() - msg.len() % F::BLOCK;
-        let used = pad_final::<F>(&msg[body..], msg.len() as u64, &mut self.tails[l]);
-        *lane = Lane {
-            msg: lane.msg,
-            phase: Phase::Tail,
-            pos: 0,
-            end: used,
-        };
-    }
-
-    /// One kernel call: as many blocks as the lane nearest its segment's end has left.
-    fn step(&mut self) {
-        // The pointer array lives on the stack; size it to the kernel so each call
-        // initialises only as many entries as it has lanes.
-        match self.lanes.len() {
-            0..=8 => self.step_n::<8>(),
-            9..=16 => self.step_n::<16>(),
-            17..=32 => self.step_n::<32>(),
-            33..=64 => self.step_n::<64>(),
-            _ => self.step_n::<MAX_LANES>(),
-        }
-    }
-
-    fn step_n<const N: usize>(&mut self) {
-        let n = self.lanes.len();
-        let nblocks = self
-            .lanes
-            .iter()
-            .filter(|l| l.phase != Phase::Idle)
-            .map(|l| (l.end - l.pos) / F::BLOCK)
-            .min()
-            .expect("step needs a busy lane");
-        let mut ptrs: [&[u8]; N] = [&[]; N];
-        let mut any: &[u8] = &[];
-        for (l, lane) in self.lanes.iter().enumerate() {
-            ptrs[l] = match lane.phase {
-                Phase::Idle => continue,
-                Phase::Body => &self.msgs[lane.msg][lane.pos..lane.end],
-                Phase::Tail => &self.tails[l][lane.pos..lane.end],
-            };
-            any = ptrs[l];
-        }
-        // Idle lanes read a busy lane's bytes; their state is garbage and never read.
-        for (l, lane) in self.lanes.iter().enumerate() {
-            if lane.phase == Phase::Idle {
-                ptrs[l] = any;
-            }
-        }
-        self.kernel
-            .compress(&mut self.state, F::WORDS, F::BLOCK, &ptrs[..n], nblocks);
-        for l in 0..n {
-            let lane = &mut self.lanes[l];
-            if lane.phase == Phase::Idle {
-                continue;
-            }
-            lane.pos += nblocks * F::BLOCK;
-            if lane.pos < lane.end {
-                continue;
-            }
-            match lane.phase {
-                Phase::Body => self.enter_tail(l),
-                _ => self.finish(l),
-            }
-        }
-    }
-
-    fn finish(&mut self, l: usize) {
-        let n = self.lanes.len();
-        let mut s = F::State::default();
-        for (w, v) in s.as_mut().iter_mut().enumerate() {
-            *v = self.state[w * n + l];
-        }
-        let m = self.lanes[l].msg;
-        self.out[m] = Some(digest_of::<F>(&s, self.out_len));
-        self.lanes[l] = IDLE;
-    }
-}
-
-/// The kernel with the best throughput for `busy` messages; fewer lanes on a tie.
-fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKernel<W> {
-    let busy = busy.max(1);
-    *kernels
-        .iter()
-        .max_by(|a, b| {
-            a.rate_with(busy)
-                .partial_cmp(&b.rate_with(busy))
-                .unwrap()
-                .then(b.lanes.cmp(&a.lanes))
-        })
-        .expect("the single-stream kernel is always there")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
-
-    const MD_ALGS: [Algorithm; 8] = [
-        Algorithm::Md5,
-        Algorithm::Sha1,
-        Algorithm::Sha224,
-        Algorithm::Sha256,
-        Algorithm::Sha384,
-        Algorithm::Sha512,
-        Algorithm::Sha512_224,
-        Algorithm::Sha512_256,
-    ];
 
     fn check(alg: Algorithm, kernel: Option<&str>, msgs: &[Vec<u8>]) {
         let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
@@ -463,7 +243,7 @@ mod tests {
     fn every_length_in_every_lane_position() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let pool: Vec<u8> = (0..400).map(|_| rng.random()).collect();
-        for alg in MD_ALGS {
+        for &alg in Algorithm::LANED {
             for k in kernels(alg) {
                 for r in 0..=300usize {
                     let msgs: Vec<Vec<u8>> = (0..k.lanes)
@@ -501,7 +281,7 @@ mod tests {
                 .collect();
             let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
             for forced in [None, Some("p4"), Some("p64")] {
-                let got = Batch::<Md5>::run(md5::IV, 16, &refs, &ks, forced).unwrap();
+                let got = run_batch::<Md5>(md5::IV, 16, &refs, &ks, forced).unwrap();
                 for (m, d) in msgs.iter().zip(&got) {
                     assert_eq!(
                         *d,
@@ -546,8 +326,9 @@ mod tests {
             })
             .collect();
         let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
-        for alg in MD_ALGS
-            .into_iter()
+        for alg in Algorithm::LANED
+            .iter()
+            .copied()
             .chain([Algorithm::Blake2b(64), Algorithm::Blake3(32)])
         {
             let got = hash_many_par(alg, &refs);

@@ -17,11 +17,13 @@
 mod algorithm;
 mod batch;
 mod digest;
+mod engine;
 mod hasher;
 pub mod isa;
 mod lanes;
 mod merkle_damgard;
 pub mod modes;
+mod schedule;
 
 mod blake2;
 mod blake3;
@@ -35,4 +37,5 @@ mod x86_transpose;
 pub use algorithm::{Algorithm, ParseAlgorithmError};
 pub use batch::{hash_many, hash_many_par, hash_many_with, kernels, KernelInfo};
 pub use digest::{hex_lower, Digest};
+pub use engine::{Engine, LaneHasher, MultiHasher};
 pub use hasher::{hash, Hasher};

@@ -1,0 +1,181 @@
+//! The lane engine: concurrent streams share SIMD lanes.
+//!
+//! Servers rarely have whole messages up front: they have many uploads arriving at once,
+//! each a stream of writes. A [`LaneHasher`] is a streaming hasher (`update`, `finalize`,
+//! [`std::io::Write`], `Send`) whose whole blocks go through an [`Engine`]: when several
+//! streams are writing, each write is buffered (at most 64 KiB per stream) and whichever
+//! thread fills its buffer hashes every waiting stream's blocks together in one multi-lane
+//! kernel call. There is no engine thread: the thread that brings data does the hashing,
+//! a lone stream hashes at once on the single-stream path, and a writer that outruns the
+//! engine hashes (its own and others' blocks) instead of buffering more.
+//!
+//! ```
+//! use std::io::Write;
+//! use lanesum::{hash, Algorithm, LaneHasher};
+//!
+//! let handles: Vec<_> = (0..8u8)
+//!     .map(|t| {
+//!         std::thread::spawn(move || {
+//!             let mut h = LaneHasher::new(Algorithm::Sha256);
+//!             for _ in 0..100 {
+//!                 h.write_all(&[t; 1000]).unwrap();
+//!             }
+//!             h.finalize()
+//!         })
+//!     })
+//!     .collect();
+//! for (t, th) in handles.into_iter().enumerate() {
+//!     assert_eq!(th.join().unwrap(), hash(Algorithm::Sha256, &vec![t as u8; 100_000]));
+//! }
+//! ```
+//!
+//! Only MD5, SHA-1 and the SHA-2 family have lane kernels; a `LaneHasher` of any other
+//! algorithm is a plain [`Hasher`](crate::Hasher). [`MultiHasher`] computes several
+//! algorithms of one stream in one pass.
+
+mod multi;
+mod pool;
+
+use std::io;
+use std::sync::{Arc, OnceLock};
+
+use crate::md5::{self, Md5};
+use crate::sha1::{self, Sha1};
+use crate::sha256::{self, Sha256};
+use crate::sha512::{self, Sha512};
+use crate::{isa, Algorithm, Digest, Hasher};
+pub use multi::MultiHasher;
+use pool::{Pool, Stream};
+
+/// Shared lanes for any number of streams on any threads; cheap to clone (a handle).
+///
+/// Most programs use the process-wide [`Engine::global`] (what [`LaneHasher::new`] does);
+/// a separate engine keeps one group of streams from waiting on another's rounds.
+#[derive(Clone)]
+pub struct Engine {
+    md5: Arc<Pool<Md5>>,
+    sha1: Arc<Pool<Sha1>>,
+    sha256: Arc<Pool<Sha256>>,
+    sha512: Arc<Pool<Sha512>>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    /// A new engine using the kernels of the active instruction-set level.
+    pub fn new() -> Engine {
+        let f = isa::active();
+        Engine {
+            md5: Arc::new(Pool::new(f)),
+            sha1: Arc::new(Pool::new(f)),
+            sha256: Arc::new(Pool::new(f)),
+            sha512: Arc::new(Pool::new(f)),
+        }
+    }
+
+    /// The process-wide engine.
+    pub fn global() -> &'static Engine {
+        static GLOBAL: OnceLock<Engine> = OnceLock::new();
+        GLOBAL.get_or_init(Engine::new)
+    }
+
+    /// A streaming hasher for `alg` whose blocks share this engine's lanes.
+    ///
+    /// # Panics
+    /// As [`Hasher::new`], for a hand-built algorithm with an impossible length.
+    pub fn hasher(&self, alg: Algorithm) -> LaneHasher {
+        let inner = match alg {
+            Algorithm::Md5 => Inner::Md5(Stream::new(self.md5.clone(), md5::IV)),
+            Algorithm::Sha1 => Inner::Sha1(Stream::new(self.sha1.clone(), sha1::IV)),
+            Algorithm::Sha224 => Inner::Sha256(Stream::new(self.sha256.clone(), sha256::IV_224)),
+            Algorithm::Sha256 => Inner::Sha256(Stream::new(self.sha256.clone(), sha256::IV_256)),
+            Algorithm::Sha384 => Inner::Sha512(Stream::new(self.sha512.clone(), sha512::IV_384)),
+            Algorithm::Sha512 => Inner::Sha512(Stream::new(self.sha512.clone(), sha512::IV_512)),
+            Algorithm::Sha512_224 => {
+                Inner::Sha512(Stream::new(self.sha512.clone(), sha512::IV_512_224))
+            }
+            Algorithm::Sha512_256 => {
+                Inner::Sha512(Stream::new(self.sha512.clone(), sha512::IV_512_256))
+            }
+            _ => Inner::Plain(Hasher::new(alg)),
+        };
+        LaneHasher { alg, inner }
+    }
+
+    /// Streams of this engine that have written and not finished, over all families.
+    pub(crate) fn writers(&self) -> usize {
+        self.md5.writers() + self.sha1.writers() + self.sha256.writers() + self.sha512.writers()
+    }
+}
+
+/// A streaming hasher whose blocks share SIMD lanes with other streams of its [`Engine`].
+///
+/// Same results as [`Hasher`]; faster in aggregate when many streams write at once.
+/// Dropping it unfinished is fine at any point: its buffered blocks are freed.
+pub struct LaneHasher {
+    alg: Algorithm,
+    inner: Inner,
+}
+
+enum Inner {
+    Md5(Stream<Md5>),
+    Sha1(Stream<Sha1>),
+    Sha256(Stream<Sha256>),
+    Sha512(Stream<Sha512>),
+    Plain(Hasher),
+}
+
+impl LaneHasher {
+    /// A hasher on the process-wide engine.
+    pub fn new(alg: Algorithm) -> LaneHasher {
+        Engine::global().hasher(alg)
+    }
+
+    pub fn algorithm(&self) -> Algorithm {
+        self.alg
+    }
+
+    /// Absorb more of the message. May hash other streams' waiting blocks too.
+    pub fn update(&mut self, data: &[u8]) -> &mut Self {
+        match &mut self.inner {
+            Inner::Md5(s) => s.update(data),
+            Inner::Sha1(s) => s.update(data),
+            Inner::Sha256(s) => s.update(data),
+            Inner::Sha512(s) => s.update(data),
+            Inner::Plain(h) => {
+                h.update(data);
+            }
+        }
+        self
+    }
+
+    /// The digest of everything absorbed.
+    pub fn finalize(self) -> Digest {
+        let len = self.alg.digest_len();
+        match self.inner {
+            Inner::Md5(s) => s.finalize(len),
+            Inner::Sha1(s) => s.finalize(len),
+            Inner::Sha256(s) => s.finalize(len),
+            Inner::Sha512(s) => s.finalize(len),
+            Inner::Plain(h) => h.finalize(),
+        }
+    }
+}
+
+impl io::Write for LaneHasher {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,255 @@
+//! Engine tests: every result is compared with the one-shot `hash` of the same bytes.
+
+use super::*;
+use crate::hash;
+use rand::{Rng, SeedableRng};
+
+fn random_bytes(rng: &mut impl Rng, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    rng.fill(&mut v[..]);
+    v
+}
+
+/// Feeds `data` to `h` in pieces of random sizes, some tiny, some larger than a batch.
+fn feed(h: &mut LaneHasher, data: &[u8], rng: &mut impl Rng) {
+    let mut rest = data;
+    while !rest.is_empty() {
+        let cap = match rng.random_range(0..4) {
+            0 => 3,
+            1 => 200,
+            2 => 5000,
+            _ => 150_000,
+        };
+        let n = rng.random_range(0..=cap).min(rest.len());
+        h.update(&rest[..n]);
+        rest = &rest[n..];
+    }
+}
+
+#[test]
+fn lone_stream_every_length_and_split() {
+    let engine = Engine::new();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    let data = random_bytes(&mut rng, 3000);
+    for &alg in Algorithm::LANED {
+        for len in (0..=1100).chain([2047, 2048, 2049, 3000]) {
+            let mut h = engine.hasher(alg);
+            feed(&mut h, &data[..len], &mut rng);
+            assert_eq!(h.finalize(), hash(alg, &data[..len]), "{alg} len {len}");
+        }
+    }
+}
+
+/// Many streams on one thread, written round-robin: every write after the first defers,
+/// so rounds claim other streams' buffers, in-lane, at every fill level.
+#[test]
+fn interleaved_streams_on_one_thread() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+    for &alg in Algorithm::LANED {
+        let engine = Engine::new();
+        for count in [2usize, 3, 17, 70, 150] {
+            let msgs: Vec<Vec<u8>> = (0..count)
+                .map(|_| {
+                    let n = rng.random_range(0..200_000);
+                    random_bytes(&mut rng, n)
+                })
+                .collect();
+            let mut hs: Vec<(usize, LaneHasher, usize)> =
+                (0..count).map(|i| (i, engine.hasher(alg), 0)).collect();
+            while !hs.is_empty() {
+                let k = rng.random_range(0..hs.len());
+                let (i, h, pos) = &mut hs[k];
+                let msg = &msgs[*i];
+                let n = rng.random_range(0..40_000).min(msg.len() - *pos);
+                h.update(&msg[*pos..*pos + n]);
+                *pos += n;
+                if *pos == msg.len() && rng.random_bool(0.3) {
+                    let (i, h, _) = hs.swap_remove(k);
+                    assert_eq!(h.finalize(), hash(alg, &msgs[i]), "{alg} count {count}");
+                }
+            }
+            assert_eq!(engine.writers(), 0);
+        }
+    }
+}
+
+/// Threads with random algorithms, write sizes and drops on one engine: the digests are
+/// those of the scalar reference whatever the interleaving.
+#[test]
+fn concurrent_streams_random() {
+    let engine = Engine::new();
+    let seed: u64 = rand::rng().random();
+    eprintln!("seed {seed}");
+    let threads: Vec<_> = (0..12u64)
+        .map(|t| {
+            let engine = engine.clone();
+            std::thread::spawn(move || {
+                let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ t);
+                for round in 0..30 {
+                    let alg = Algorithm::LANED[rng.random_range(0..Algorithm::LANED.len())];
+                    let n = rng.random_range(0..300_000);
+                    let data = random_bytes(&mut rng, n);
+                    let mut h = engine.hasher(alg);
+                    feed(&mut h, &data, &mut rng);
+                    if rng.random_bool(0.1) {
+                        drop(h); // abandoned mid-stream
+                        continue;
+                    }
+                    let want = hash(alg, &data);
+                    assert_eq!(h.finalize(), want, "seed {seed} thread {t} round {round}");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(engine.writers(), 0);
+}
+
+/// A stream never holds more than one batch unhashed, whatever its writers do.
+#[test]
+fn buffered_data_is_bounded() {
+    let engine = Engine::new();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let data = random_bytes(&mut rng, 1 << 20);
+    let mut hs: Vec<LaneHasher> = (0..5).map(|_| engine.hasher(Algorithm::Md5)).collect();
+    for _ in 0..2000 {
+        let k = rng.random_range(0..hs.len());
+        let n = rng.random_range(0..70_000);
+        let off = rng.random_range(0..data.len() - n);
+        hs[k].update(&data[off..off + n]);
+        for h in &hs {
+            if let Inner::Md5(s) = &h.inner {
+                assert!(s.buffered() <= pool::BATCH);
+            }
+        }
+    }
+}
+
+/// Creating and dropping many hashers (unused, mid-stream, finished) leaks nothing: the
+/// writer count returns to zero and the waiting list does not grow.
+#[test]
+fn churn_leaves_nothing_behind() {
+    let engine = Engine::new();
+    let keep = engine.hasher(Algorithm::Sha256); // a companion, so writes defer
+    let block = [7u8; 3000];
+    for i in 0..200_000 {
+        let mut h = engine.hasher(Algorithm::Sha256);
+        match i % 3 {
+            0 => {}
+            1 => {
+                h.update(&block);
+            }
+            _ => {
+                h.update(&block);
+                let _ = h.finalize();
+                continue;
+            }
+        }
+        drop(h);
+    }
+    drop(keep);
+    assert_eq!(engine.writers(), 0);
+    assert!(engine.sha256.waiting_len() <= 1);
+}
+
+/// A thread that panics while holding a stream (with blocks buffered) disturbs no other.
+#[test]
+fn panic_in_one_thread_spares_the_others() {
+    let engine = Engine::new();
+    let data = vec![0x5au8; 500_000];
+    let e = engine.clone();
+    let d = data.clone();
+    let bad = std::thread::spawn(move || {
+        let mut h = e.hasher(Algorithm::Md5);
+        h.update(&d[..10_000]);
+        panic!("a user's bug");
+    });
+    let good: Vec<_> = (0..4)
+        .map(|_| {
+            let e = engine.clone();
+            let d = data.clone();
+            std::thread::spawn(move || {
+                let mut h = e.hasher(Algorithm::Md5);
+                for c in d.chunks(30_000) {
+                    h.update(c);
+                }
+                h.finalize()
+            })
+        })
+        .collect();
+    assert!(bad.join().is_err());
+    for g in good {
+        assert_eq!(g.join().unwrap(), hash(Algorithm::Md5, &data));
+    }
+    let mut h = engine.hasher(Algorithm::Md5);
+    h.update(&data);
+    assert_eq!(h.finalize(), hash(Algorithm::Md5, &data));
+}
+
+#[test]
+fn multi_hasher_matches_each_algorithm() {
+    let all: Vec<Algorithm> = [
+        "md5",
+        "sha1",
+        "sha224",
+        "sha256",
+        "sha384",
+        "sha512",
+        "sha512-224",
+        "sha512-256",
+        "blake2b",
+        "blake2s-160",
+        "blake3",
+    ]
+    .iter()
+    .map(|s| s.parse().unwrap())
+    .collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+    let data = random_bytes(&mut rng, 3 << 20);
+    for algs in [&all[..], &all[..1], &all[2..6], &all[8..]] {
+        for len in [0usize, 1, 1000, 70_000, 3 << 20] {
+            let mut m = MultiHasher::new(algs);
+            let mut rest = &data[..len];
+            while !rest.is_empty() {
+                let n = rng.random_range(0..400_000).min(rest.len());
+                m.update(&rest[..n]);
+                rest = &rest[n..];
+            }
+            let got = m.finalize();
+            for (a, d) in algs.iter().zip(got) {
+                assert_eq!(d, hash(*a, &data[..len]), "{a} len {len}");
+            }
+        }
+    }
+}
+
+/// Many MultiHashers on several threads share each family's lanes.
+#[test]
+fn multi_hashers_on_many_threads() {
+    let algs = [
+        Algorithm::Md5,
+        Algorithm::Sha1,
+        Algorithm::Sha256,
+        Algorithm::Sha512,
+    ];
+    let threads: Vec<_> = (0..8u8)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let data: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7) as u8 ^ t).collect();
+                let mut m = MultiHasher::new(&algs);
+                for c in data.chunks(32 * 1024 + t as usize) {
+                    m.update(c);
+                }
+                let got = m.finalize();
+                for (a, d) in algs.iter().zip(got) {
+                    assert_eq!(d, hash(*a, &data), "{a} thread {t}");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
