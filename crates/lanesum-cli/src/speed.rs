@@ -51,7 +51,7 @@ fn command() -> Command {
             Arg::new("modes")
                 .long("modes")
                 .action(ArgAction::SetTrue)
-                .help("instead: the whole-input modes (md5p8, blake2bp/sp, blocks, etag, torrent) vs their plain hashes on one buffer of the largest --sizes [default: 256M]"),
+                .help("instead: the whole-input modes (md5p8, blake2bp/sp, blocks, etag, torrent) vs their plain hashes on one buffer of the largest --sizes [default: 1G], on one core and on all cores"),
         )
         .arg(
             Arg::new("time")
@@ -102,20 +102,31 @@ fn thread_cpu_time() -> Duration {
 }
 
 /// CPU seconds per call of `f`, the best of several rounds of at least `min / 3` each.
-fn time_best(min: Duration, mut f: impl FnMut()) -> f64 {
+fn time_best(min: Duration, f: impl FnMut()) -> f64 {
+    best_of(min, thread_cpu_time, f)
+}
+
+/// Seconds per call of `f` on `clock`, the best of several rounds of at least `min / 3`.
+fn best_of(min: Duration, clock: fn() -> Duration, mut f: impl FnMut()) -> f64 {
     f(); // warm caches and lazy detection
     let mut best = f64::INFINITY;
     let deadline = Instant::now() + min * 20; // under heavy load, give up waiting eventually
     for _ in 0..3 {
-        let start = thread_cpu_time();
+        let start = clock();
         let mut calls = 0u32;
-        while calls == 0 || (thread_cpu_time() - start < min / 3 && Instant::now() < deadline) {
+        while calls == 0 || (clock() - start < min / 3 && Instant::now() < deadline) {
             f();
             calls += 1;
         }
-        best = best.min((thread_cpu_time() - start).as_secs_f64() / calls as f64);
+        best = best.min((clock() - start).as_secs_f64() / calls as f64);
     }
     best
+}
+
+/// Wall-clock time since the first call, for runs spread over several threads.
+fn wall_time() -> Duration {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed()
 }
 
 struct Row {
@@ -189,7 +200,7 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
     if m.get_flag("modes") {
         let size = match m.get_one::<String>("sizes") {
             Some(_) => *sizes.iter().max().unwrap(),
-            None => 256 << 20,
+            None => 1 << 30,
         };
         return run_modes(size, min, json);
     }
@@ -283,14 +294,15 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
 }
 
 /// `--modes`: each mode and the plain hash it is measured against, on one `size`-byte
-/// buffer, single-threaded (GB/s per core), with the ratio to that plain hash.
+/// buffer: per core (CPU time of one thread) with the ratio to that plain hash, then on
+/// every core (wall time, rayon's default pool) with the same ratio.
 fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
     use lanesum::{hash, modes};
     let buf: Vec<u8> = (0..size)
         .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
         .collect();
     let data = &buf[..];
-    type Job<'a> = (&'a str, Option<&'a str>, Box<dyn Fn() + 'a>);
+    type Job<'a> = (&'a str, Option<&'a str>, Box<dyn Fn() + Sync + 'a>);
     let jobs: Vec<Job> = vec![
         (
             "md5",
@@ -377,30 +389,48 @@ fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
             }),
         ),
     ];
+    let all = match rayon::ThreadPoolBuilder::new().build() {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("lanesum speed: {e}");
+            return 1;
+        }
+    };
+    let cores = all.current_num_threads();
     if !json {
         println!(
-            "lanesum speed --modes: {} buffer, GB/s per core (1 thread)",
+            "lanesum speed --modes: {} buffer, GB/s on 1 core (CPU time) and on {cores} cores (wall)",
             size_label(size)
         );
-        println!("{:<16} {:>8}  ratio", "mode", "GB/s");
+        println!(
+            "{:<16} {:>8} {:>7}  {:>8} {:>7}  baseline",
+            "mode", "1 core", "ratio", "all", "ratio"
+        );
     }
-    let mut done: Vec<(&str, f64)> = Vec::new();
+    let mut done: Vec<(&str, f64, f64)> = Vec::new();
     for (name, base, f) in &jobs {
-        let gbps = size as f64 / time_best(min, f) / 1e9;
-        let ratio = base.and_then(|b| done.iter().find(|(n, _)| *n == b).map(|&(_, g)| gbps / g));
+        let one = size as f64 / time_best(min, f) / 1e9;
+        let many = size as f64 / all.install(|| best_of(min, wall_time, f)) / 1e9;
+        let b = base.and_then(|b| done.iter().find(|(n, _, _)| *n == b));
+        let ratio1 = b.map(|&(_, g, _)| one / g);
+        let ratio_n = b.map(|&(_, _, g)| many / g);
+        let fmt = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.2}x"));
         if json {
             println!(
-                "{{\"mode\":\"{name}\",\"size\":{size},\"gbps\":{gbps:.3},\"baseline\":{},\"ratio\":{}}}",
+                "{{\"mode\":\"{name}\",\"size\":{size},\"gbps\":{one:.3},\"baseline\":{},\"ratio\":{},\"cores\":{cores},\"gbps_all_cores\":{many:.3},\"ratio_all_cores\":{}}}",
                 base.map_or("null".to_string(), |b| format!("\"{b}\"")),
-                ratio.map_or("null".to_string(), |r| format!("{r:.2}"))
+                ratio1.map_or("null".to_string(), |r| format!("{r:.2}")),
+                ratio_n.map_or("null".to_string(), |r| format!("{r:.2}"))
             );
         } else {
-            match (base, ratio) {
-                (Some(b), Some(r)) => println!("{name:<16} {gbps:>8.2}  {r:.2}x {b}"),
-                _ => println!("{name:<16} {gbps:>8.2}"),
-            }
+            println!(
+                "{name:<16} {one:>8.2} {:>7}  {many:>8.2} {:>7}  {}",
+                fmt(ratio1),
+                fmt(ratio_n),
+                base.unwrap_or("")
+            );
         }
-        done.push((name, gbps));
+        done.push((name, one, many));
     }
     0
 }

@@ -27,6 +27,7 @@ fn feed(h: &mut LaneHasher, data: &[u8], rng: &mut impl Rng) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
 fn lone_stream_every_length_and_split() {
     let engine = Engine::new();
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
@@ -43,6 +44,7 @@ fn lone_stream_every_length_and_split() {
 /// Many streams on one thread, written round-robin: every write after the first defers,
 /// so rounds claim other streams' buffers, in-lane, at every fill level.
 #[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
 fn interleaved_streams_on_one_thread() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2);
     for &alg in Algorithm::LANED {
@@ -82,18 +84,30 @@ fn interleaved_streams_on_one_thread() {
 /// Threads with random algorithms, write sizes and drops on one engine: the digests are
 /// those of the scalar reference whatever the interleaving.
 #[test]
+#[cfg_attr(miri, ignore = "too slow under Miri; see concurrent_streams_small")]
 fn concurrent_streams_random() {
+    concurrent_streams(12, 30, 300_000);
+}
+
+/// The same at a size Miri can check for data races and undefined behaviour:
+/// `MIRIFLAGS=-Zmiri-many-seeds=0..8 cargo +nightly miri test -p lanesum --lib engine`.
+#[test]
+fn concurrent_streams_small() {
+    concurrent_streams(3, 3, 150_000);
+}
+
+fn concurrent_streams(threads: u64, rounds: usize, max_len: usize) {
     let engine = Engine::new();
     let seed: u64 = rand::rng().random();
     eprintln!("seed {seed}");
-    let threads: Vec<_> = (0..12u64)
+    let threads: Vec<_> = (0..threads)
         .map(|t| {
             let engine = engine.clone();
             std::thread::spawn(move || {
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ t);
-                for round in 0..30 {
+                for round in 0..rounds {
                     let alg = Algorithm::LANED[rng.random_range(0..Algorithm::LANED.len())];
-                    let n = rng.random_range(0..300_000);
+                    let n = rng.random_range(0..max_len);
                     let data = random_bytes(&mut rng, n);
                     let mut h = engine.hasher(alg);
                     feed(&mut h, &data, &mut rng);
@@ -115,6 +129,7 @@ fn concurrent_streams_random() {
 
 /// A stream never holds more than one batch unhashed, whatever its writers do.
 #[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
 fn buffered_data_is_bounded() {
     let engine = Engine::new();
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
@@ -136,6 +151,7 @@ fn buffered_data_is_bounded() {
 /// Creating and dropping many hashers (unused, mid-stream, finished) leaks nothing: the
 /// writer count returns to zero and the waiting list does not grow.
 #[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
 fn churn_leaves_nothing_behind() {
     let engine = Engine::new();
     let keep = engine.hasher(Algorithm::Sha256); // a companion, so writes defer
@@ -195,6 +211,7 @@ fn panic_in_one_thread_spares_the_others() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
 fn multi_hasher_matches_each_algorithm() {
     let all: Vec<Algorithm> = [
         "md5",
@@ -233,6 +250,7 @@ fn multi_hasher_matches_each_algorithm() {
 
 /// Many MultiHashers on several threads share each family's lanes.
 #[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
 fn multi_hashers_on_many_threads() {
     let algs = [
         Algorithm::Md5,
