@@ -201,6 +201,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
     }
 
     /// Moves lane `l` past empty segments: to its next blocks, its padding, or its end.
+    #[inline(always)]
     fn advance(&mut self, l: usize) {
         let lane = &mut self.lanes[l];
         if lane.phase == Phase::Body {
