@@ -10,7 +10,7 @@
 //! | [`md5p8`] | rsync's MD5P8 whole-file checksum |
 //! | [`blake2bp`], [`blake2sp`] | BLAKE2bp / BLAKE2sp (RFC 7693 family, 4-way / 8-way parallel) |
 //! | [`blocks`] | the digest of every fixed-size block |
-//! | [`s3_etag`], [`s3_etag_of_parts`] | Amazon S3 multipart-upload ETag |
+//! | [`s3_etag`], [`s3_etag_of_parts`], [`s3_etag_of_part_md5s`] | Amazon S3 multipart-upload ETag |
 //! | [`torrent_v1_pieces`], [`torrent_v2_pieces_root`] | BitTorrent v1 piece hashes, BEP 52 pieces root |
 
 mod blake2p;
@@ -24,7 +24,7 @@ pub(crate) mod torrent;
 pub use blake2p::{blake2bp, blake2sp};
 pub use blocks::blocks;
 pub use md5p8::md5p8;
-pub use s3::{s3_etag, s3_etag_of_parts};
+pub use s3::{s3_etag, s3_etag_of_part_md5s, s3_etag_of_parts};
 pub use torrent::{torrent_v1_pieces, torrent_v2_pieces_root, BTV2_BLOCK};
 
 /// Shared by the modes' tests: the vector folder and a deterministic random input.

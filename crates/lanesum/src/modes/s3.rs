@@ -1,6 +1,6 @@
 //! The Amazon S3 multipart-upload ETag.
 
-use crate::{hash, hash_many_par, Algorithm};
+use crate::{hash, hash_many_par, Algorithm, Digest};
 
 /// The S3 ETag of `data` uploaded in parts of `part_size` bytes (the last part shorter).
 ///
@@ -45,14 +45,22 @@ pub fn s3_etag(data: &[u8], part_size: usize) -> String {
 pub fn s3_etag_of_parts(parts: &[&[u8]]) -> String {
     match parts {
         [] => hash(Algorithm::Md5, b"").to_hex(),
-        [one] => hash(Algorithm::Md5, one).to_hex(),
+        _ => s3_etag_of_part_md5s(&hash_many_par(Algorithm::Md5, parts)),
+    }
+}
+
+/// The S3 ETag from the MD5 digests of the parts, in order: for inputs streamed a part at
+/// a time. No parts is an empty object (its plain MD5); one part gives its MD5 as is.
+pub fn s3_etag_of_part_md5s(digests: &[Digest]) -> String {
+    match digests {
+        [] => hash(Algorithm::Md5, b"").to_hex(),
+        [one] => one.to_hex(),
         _ => {
-            let digests = hash_many_par(Algorithm::Md5, parts);
             let mut cat = Vec::with_capacity(16 * digests.len());
-            for d in &digests {
+            for d in digests {
                 cat.extend_from_slice(d.as_bytes());
             }
-            format!("{}-{}", hash(Algorithm::Md5, &cat).to_hex(), parts.len())
+            format!("{}-{}", hash(Algorithm::Md5, &cat).to_hex(), digests.len())
         }
     }
 }
