@@ -15,9 +15,10 @@
 //! * `lanesum speed` is a subcommand: a file named `speed` must be written `./speed`.
 //! * A closed stdout ends the process by SIGPIPE, like coreutils; other write errors
 //!   print `PROG: write error`, exit 1.
-//! * Regular files of 16 MiB and more are memory-mapped (as b3sum does): faster, and BLAKE3
-//!   uses every core. A file truncated while mapped ends the run with a message and exit
-//!   status 1 (SIGBUS); `LANESUM_NO_MMAP=1` reads with read() instead.
+//! * Files are read with read(), never mapped, in bounded memory (see `pipeline`), except
+//!   by `--etag`, `--blocks` and `--torrent-pieces`, which map files of 16 MiB and more:
+//!   there a file truncated while mapped ends the run with a message and exit status 1
+//!   (SIGBUS); `LANESUM_NO_MMAP=1` reads with read() instead.
 
 mod b3sum;
 mod check;
@@ -26,15 +27,18 @@ mod hashing;
 mod json;
 mod modes;
 mod output;
+mod pipeline;
+mod progress;
 mod quote;
 mod report;
 mod speed;
+mod walk;
 
 use std::ffi::OsString;
 
 use cli::Personality;
 
-/// Large files are memory-mapped (hashing.rs). If one is truncated while mapped, the
+/// The whole-input modes map large files (`hashing::read_all`). If one is truncated while mapped, the
 /// kernel raises SIGBUS on the vanished pages; say what happened instead of dying silently.
 fn install_sigbus_message() {
     extern "C" fn on_sigbus(_: libc::c_int) {

@@ -1,0 +1,392 @@
+//! The read pipeline: every input read once, in bounded memory, with both cores hashing.
+//!
+//! Jobs are taken a window at a time. The window's files are opened and stat'ed in
+//! parallel, then handled in order:
+//! * runs of small regular files are read (in parallel, into one reused arena of at most
+//!   [`BUDGET`] bytes) and hashed together with `hash_many_par`, many files per lane set;
+//! * runs of big regular files are streamed side by side, up to [`GROUP`] at once, each
+//!   through a lane-sharing hasher, a [`GROUP_CHUNK`] at a time: the engine packs their
+//!   blocks into the SIMD lanes as `hash_many` would, with bounded buffers;
+//! * a lone big file, standard input, FIFOs and devices are streamed on their own, where
+//!   BLAKE3 (and several algorithms) still use every core.
+//!
+//! Nothing is memory-mapped, so a file that shrinks or grows while it is read gives the
+//! digest of what was read, never a crash. Peak memory: the arena, the group buffers, and
+//! one window of names (see the constants).
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Seek};
+use std::os::unix::fs::OpenOptionsExt;
+
+use lanesum::{hash_many_par, Algorithm, Digest};
+use rayon::prelude::*;
+
+use crate::hashing::{hash_reader, hash_streamed, read_full, Hashed, Input, Job, Streamer};
+
+/// Jobs opened at once: enough files to fill every lane of both cores many times over,
+/// few enough descriptors for any `ulimit -n`.
+const WINDOW: usize = 512;
+/// Regular files up to this size are read whole into the arena and hashed in lanes.
+const SMALL_MAX: u64 = 1 << 20;
+/// Arena size: the bytes of small files read before they are hashed.
+const BUDGET: usize = 64 << 20;
+/// Big files streamed side by side: enough streams to fill the lanes of both cores.
+const GROUP: usize = 16;
+/// Bytes read from each big file per round (`GROUP * GROUP_CHUNK` of buffers).
+const GROUP_CHUNK: usize = 2 << 20;
+/// Each stream is fed this much at a time, round-robin, so the engine sees every stream
+/// waiting with a full buffer (its per-stream buffer is 64 KiB).
+const PIECE: usize = 64 << 10;
+
+type Output = (OsString, io::Result<Hashed>);
+
+/// A job after open and fstat.
+enum Opened {
+    Failed(io::Error),
+    /// A regular file of at most `SMALL_MAX` bytes (its size when stat'ed).
+    Small(File, u64),
+    /// A larger regular file.
+    Big(File),
+    /// Standard input or a path that is not a regular file: opened (a FIFO may block
+    /// until a writer comes) and read when its turn comes.
+    Stream(Input),
+}
+
+impl Opened {
+    fn is_big(&self) -> bool {
+        matches!(self, Opened::Big(_))
+    }
+}
+
+pub struct Pipeline<'a, I> {
+    jobs: I,
+    algs: &'a [Algorithm],
+    ready: VecDeque<Output>,
+    arena: Vec<u8>,
+    group_bufs: Vec<Vec<u8>>,
+}
+
+impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
+    pub fn new(jobs: I, algs: &'a [Algorithm]) -> Self {
+        Pipeline {
+            jobs,
+            algs,
+            ready: VecDeque::new(),
+            arena: Vec::new(),
+            group_bufs: Vec::new(),
+        }
+    }
+
+    /// Hash the next window of jobs into `ready`.
+    fn fill(&mut self) {
+        let mut window = Vec::new();
+        for job in self.jobs.by_ref() {
+            // Standard input may be a terminal: hash what came before it first.
+            let stdin = matches!(job.input, Ok(Input::Stdin));
+            window.push(job);
+            if stdin || window.len() >= WINDOW {
+                break;
+            }
+        }
+        let mut items: VecDeque<(OsString, Opened)> = window
+            .into_par_iter()
+            .map(|j| (j.name, open(j.input)))
+            .collect::<Vec<_>>()
+            .into();
+        while let Some((name, item)) = items.pop_front() {
+            match item {
+                Opened::Failed(e) => self.ready.push_back((name, Err(e))),
+                Opened::Stream(input) => {
+                    let r = hash_streamed(&input, self.algs);
+                    self.ready.push_back((name, r));
+                }
+                Opened::Small(f, len) => {
+                    let mut run = vec![(name, f, len)];
+                    let mut bytes = len as usize + 1;
+                    while let Some((_, Opened::Small(_, len))) = items.front() {
+                        if bytes + *len as usize + 1 > BUDGET {
+                            break;
+                        }
+                        bytes += *len as usize + 1;
+                        let Some((name, Opened::Small(f, len))) = items.pop_front() else {
+                            unreachable!("front is small")
+                        };
+                        run.push((name, f, len));
+                    }
+                    self.small_run(run);
+                }
+                Opened::Big(f) => {
+                    let mut run = vec![(name, f)];
+                    while run.len() < GROUP && items.front().is_some_and(|(_, o)| o.is_big()) {
+                        let Some((name, Opened::Big(f))) = items.pop_front() else {
+                            unreachable!("front is big")
+                        };
+                        run.push((name, f));
+                    }
+                    self.big_run(run);
+                }
+            }
+        }
+    }
+
+    /// Read small files into the arena in parallel, then hash them all in lanes.
+    fn small_run(&mut self, run: Vec<(OsString, File, u64)>) {
+        // One spare byte per file: if it fills, the file grew since it was stat'ed.
+        let need: usize = run.iter().map(|(_, _, len)| *len as usize + 1).sum();
+        if self.arena.len() < need {
+            self.arena.resize(need, 0);
+        }
+        let mut slices: Vec<&mut [u8]> = Vec::with_capacity(run.len());
+        let mut rest = &mut self.arena[..need];
+        for (_, _, len) in &run {
+            let (a, b) = rest.split_at_mut(*len as usize + 1);
+            slices.push(a);
+            rest = b;
+        }
+        let reads: Vec<io::Result<usize>> = run
+            .par_iter()
+            .zip(slices.par_iter_mut())
+            .map(|((_, f, _), buf)| read_full(f, buf))
+            .collect();
+        let mut msgs: Vec<&[u8]> = Vec::with_capacity(run.len());
+        for (r, buf) in reads.iter().zip(&slices) {
+            if let Ok(n) = r {
+                if *n < buf.len() {
+                    msgs.push(&buf[..*n]);
+                }
+            }
+        }
+        let per_alg: Vec<Vec<Digest>> =
+            self.algs.iter().map(|&a| hash_many_par(a, &msgs)).collect();
+        let mut k = 0;
+        for ((name, mut f, _), (r, buf)) in run.into_iter().zip(reads.into_iter().zip(&slices)) {
+            let res = match r {
+                Err(e) => Err(e),
+                Ok(n) if n < buf.len() => {
+                    let digests = per_alg.iter().map(|ds| ds[k].clone()).collect();
+                    k += 1;
+                    Ok(Hashed {
+                        size: n as u64,
+                        digests,
+                    })
+                }
+                // It grew: hash it again from the start, streamed to its (new) end.
+                Ok(_) => f.rewind().and_then(|()| hash_reader(&mut f, self.algs)),
+            };
+            self.ready.push_back((name, res));
+        }
+    }
+
+    /// Stream big files side by side so their blocks share the lanes.
+    fn big_run(&mut self, run: Vec<(OsString, File)>) {
+        if run.len() == 1 {
+            // Alone, a file is best read by a helper thread while every core hashes.
+            let (name, f) = run.into_iter().next().expect("one file");
+            let r = hash_reader(f, self.algs);
+            self.ready.push_back((name, r));
+            return;
+        }
+        struct Stream<'b> {
+            file: File,
+            hasher: Option<Streamer>,
+            size: u64,
+            result: Option<io::Result<Hashed>>,
+            buf: &'b mut Vec<u8>,
+            len: usize,
+        }
+        while self.group_bufs.len() < run.len() {
+            self.group_bufs.push(vec![0; GROUP_CHUNK]);
+        }
+        let (names, files): (Vec<OsString>, Vec<File>) = run.into_iter().unzip();
+        let mut streams: Vec<Stream> = files
+            .into_iter()
+            .zip(self.group_bufs.iter_mut())
+            .map(|(file, buf)| Stream {
+                file,
+                hasher: Some(Streamer::new(self.algs)),
+                size: 0,
+                result: None,
+                buf,
+                len: 0,
+            })
+            .collect();
+        while streams.iter().any(|s| s.result.is_none()) {
+            streams.par_iter_mut().for_each(|s| {
+                s.len = 0;
+                if s.result.is_some() {
+                    return;
+                }
+                match read_full(&s.file, &mut s.buf[..]) {
+                    Ok(n) => s.len = n,
+                    Err(e) => s.result = Some(Err(e)),
+                }
+            });
+            // Each core feeds its share of the streams round-robin, a piece at a time.
+            let per_core = streams.len().div_ceil(rayon::current_num_threads().max(1));
+            streams.par_chunks_mut(per_core).for_each(|share| {
+                let mut off = 0;
+                while off < GROUP_CHUNK {
+                    for s in share.iter_mut().filter(|s| off < s.len) {
+                        let end = s.len.min(off + PIECE);
+                        let h = s.hasher.as_mut().expect("hasher until finished");
+                        h.update(&s.buf[off..end]);
+                    }
+                    off += PIECE;
+                }
+            });
+            for s in &mut streams {
+                if s.result.is_none() {
+                    s.size += s.len as u64;
+                    if s.len < GROUP_CHUNK {
+                        let digests = s.hasher.take().expect("hasher").finalize();
+                        s.result = Some(Ok(Hashed {
+                            size: s.size,
+                            digests,
+                        }));
+                    }
+                }
+            }
+        }
+        for (name, s) in names.into_iter().zip(streams) {
+            let r = s.result.expect("every stream finished");
+            self.ready.push_back((name, r));
+        }
+    }
+}
+
+impl<I: Iterator<Item = Job>> Iterator for Pipeline<'_, I> {
+    type Item = Output;
+
+    fn next(&mut self) -> Option<Output> {
+        if self.ready.is_empty() {
+            self.fill();
+        }
+        self.ready.pop_front()
+    }
+}
+
+/// Open and stat one job. Opening without blocking means a FIFO in the window does not
+/// hold up the other files; anything that is not a regular file is reopened normally
+/// when its turn comes.
+fn open(input: io::Result<Input>) -> Opened {
+    let p = match input {
+        Err(e) => return Opened::Failed(e),
+        Ok(Input::Stdin) => return Opened::Stream(Input::Stdin),
+        Ok(Input::Path(p)) => p,
+    };
+    let f = match File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&p)
+    {
+        Ok(f) => f,
+        Err(e) => return Opened::Failed(e),
+    };
+    let m = match f.metadata() {
+        Ok(m) => m,
+        Err(e) => return Opened::Failed(e),
+    };
+    if m.is_dir() {
+        Opened::Failed(io::Error::from_raw_os_error(libc::EISDIR))
+    } else if !m.is_file() {
+        Opened::Stream(Input::Path(p))
+    } else if m.len() <= SMALL_MAX {
+        Opened::Small(f, m.len())
+    } else {
+        Opened::Big(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hashing::hash_inputs;
+    use std::io::Write;
+
+    fn data(n: usize, seed: usize) -> Vec<u8> {
+        (0..n)
+            .map(|i| (i * 7 + seed * 13 + i / 251) as u8)
+            .collect()
+    }
+
+    #[test]
+    fn every_kind_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut inputs = Vec::new();
+        let mut want: Vec<Option<Vec<u8>>> = Vec::new();
+        // Small, big (grouped and alone), missing and directory entries, interleaved.
+        let sizes = [
+            0,
+            1,
+            SMALL_MAX as usize,
+            SMALL_MAX as usize + 1,
+            3 << 20,
+            GROUP_CHUNK + 5,
+            100,
+            2 * GROUP_CHUNK,
+            5 << 20,
+            64,
+        ];
+        for (i, &n) in sizes.iter().enumerate() {
+            let p = dir.path().join(format!("f{i}"));
+            let d = data(n, i);
+            File::create(&p).unwrap().write_all(&d).unwrap();
+            inputs.push(Input::Path(p.into()));
+            want.push(Some(d));
+            if i == 4 {
+                inputs.push(Input::Path(dir.path().join("missing").into()));
+                want.push(None);
+                inputs.push(Input::Path(dir.path().into()));
+                want.push(None);
+            }
+        }
+        for algs in [
+            &[Algorithm::Md5][..],
+            &[Algorithm::Sha1, Algorithm::Blake3(32), Algorithm::Sha512][..],
+        ] {
+            let out: Vec<_> = hash_inputs(&inputs, algs).collect();
+            assert_eq!(out.len(), want.len());
+            for (o, w) in out.iter().zip(&want) {
+                match w {
+                    None => assert!(o.is_err()),
+                    Some(d) => {
+                        let h = o.as_ref().unwrap();
+                        assert_eq!(h.size, d.len() as u64);
+                        for (got, &a) in h.digests.iter().zip(algs) {
+                            assert_eq!(*got, lanesum::hash(a, d), "{a:?} of {} bytes", d.len());
+                        }
+                    }
+                }
+            }
+        }
+        let out: Vec<_> = hash_inputs(&inputs, &[Algorithm::Md5]).collect();
+        assert_eq!(
+            out[6].as_ref().unwrap_err().raw_os_error(),
+            Some(libc::EISDIR)
+        );
+    }
+
+    /// Many more small files than one window, each in its place.
+    #[test]
+    fn windows_keep_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut inputs = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..(WINDOW + 300) {
+            let p = dir.path().join(format!("f{i}"));
+            let d = data(i * 3, i);
+            File::create(&p).unwrap().write_all(&d).unwrap();
+            inputs.push(Input::Path(p.into()));
+            want.push(d);
+        }
+        let out: Vec<_> = hash_inputs(&inputs, &[Algorithm::Sha256]).collect();
+        for (o, d) in out.iter().zip(&want) {
+            assert_eq!(
+                o.as_ref().unwrap().digests[0],
+                lanesum::hash(Algorithm::Sha256, d)
+            );
+        }
+    }
+}
