@@ -18,7 +18,6 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Seek};
-use std::os::unix::fs::OpenOptionsExt;
 
 use lanesum::{hash_many_par, Algorithm, Digest, Engine};
 use rayon::prelude::*;
@@ -275,35 +274,31 @@ impl<I: Iterator<Item = Job>> Iterator for Pipeline<'_, I> {
     }
 }
 
-/// Open and stat one job. Opening without blocking means a FIFO in the window does not
-/// hold up the other files; anything that is not a regular file is reopened normally
-/// when its turn comes.
+/// Stat and open one job. Only regular files are opened here: opening a FIFO would
+/// block, or (without blocking) connect to its writer and lose what it wrote; anything
+/// that is not a regular file is opened when its turn comes.
 fn open(input: io::Result<Input>) -> Opened {
     let p = match input {
         Err(e) => return Opened::Failed(e),
         Ok(Input::Stdin) => return Opened::Stream(Input::Stdin),
         Ok(Input::Path(p)) => p,
     };
-    let f = match File::options()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&p)
-    {
-        Ok(f) => f,
-        Err(e) => return Opened::Failed(e),
-    };
-    let m = match f.metadata() {
+    let m = match std::fs::metadata(&p) {
         Ok(m) => m,
         Err(e) => return Opened::Failed(e),
     };
     if m.is_dir() {
-        Opened::Failed(io::Error::from_raw_os_error(libc::EISDIR))
-    } else if !m.is_file() {
-        Opened::Stream(Input::Path(p))
-    } else if m.len() <= SMALL_MAX {
-        Opened::Small(f, m.len())
-    } else {
-        Opened::Big(f)
+        return Opened::Failed(io::Error::from_raw_os_error(libc::EISDIR));
+    }
+    if !m.is_file() {
+        return Opened::Stream(Input::Path(p));
+    }
+    // The size may change before or while the file is read; small_run and big_run read
+    // to the end whatever it is.
+    match File::open(&p) {
+        Err(e) => Opened::Failed(e),
+        Ok(f) if m.len() <= SMALL_MAX => Opened::Small(f, m.len()),
+        Ok(f) => Opened::Big(f),
     }
 }
 
