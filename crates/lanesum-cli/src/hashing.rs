@@ -140,11 +140,18 @@ pub fn read_full(mut r: impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// pipe) overlaps the hashing. Three buffers of [`CHUNK`]: memory stays bounded however
 /// long the input is, and a file that grows or shrinks meanwhile gives the digest of
 /// exactly what was read.
-pub fn hash_reader(mut r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed> {
+pub fn hash_reader(r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed> {
+    hash_reader_from(r, Streamer::new(algs), 0)
+}
+
+/// [`hash_reader`] continuing `hasher`, which has taken `size` bytes already.
+pub fn hash_reader_from(
+    mut r: impl Read + Send,
+    mut hasher: Streamer,
+    mut size: u64,
+) -> io::Result<Hashed> {
     use std::sync::mpsc::sync_channel;
     const BUFFERS: usize = 3;
-    let mut hasher = Streamer::new(algs);
-    let mut size = 0u64;
     let (full_tx, full_rx) = sync_channel::<io::Result<(Vec<u8>, usize)>>(BUFFERS);
     let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(BUFFERS);
     for _ in 0..BUFFERS {

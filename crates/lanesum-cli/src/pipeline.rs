@@ -10,8 +10,9 @@
 //! * a lone big file, standard input, FIFOs and devices are streamed on their own, where
 //!   BLAKE3 (and several algorithms) still use every core.
 //!
-//! Nothing is memory-mapped, so a file that shrinks or grows while it is read gives the
-//! digest of what was read, never a crash. Peak memory: the arena, the group buffers, and
+//! Only a lone big BLAKE3 file is memory-mapped (see `mapped`, which survives truncation);
+//! a file that shrinks or grows while it is read gives the digest of what was read, or an
+//! error, never a crash. Peak memory: the arena, the group buffers, and
 //! one window of names (see the constants).
 
 use std::collections::VecDeque;
@@ -22,7 +23,10 @@ use std::io::{self, Seek};
 use lanesum::{hash_many_par, Algorithm, Digest, Engine};
 use rayon::prelude::*;
 
-use crate::hashing::{hash_reader, hash_streamed, read_full, Hashed, Input, Job, Streamer};
+use crate::hashing::{
+    hash_reader, hash_reader_from, hash_streamed, read_full, Hashed, Input, Job, Streamer,
+};
+use crate::mapped;
 
 /// Jobs opened at once: enough files to fill every lane of both cores many times over,
 /// few enough descriptors for any `ulimit -n`.
@@ -183,9 +187,8 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
     /// Stream big files side by side so their blocks share the lanes.
     fn big_run(&mut self, run: Vec<(OsString, File)>) {
         if run.len() == 1 {
-            // Alone, a file is best read by a helper thread while every core hashes.
             let (name, f) = run.into_iter().next().expect("one file");
-            let r = hash_reader(f, self.algs);
+            let r = hash_lone(f, self.algs);
             self.ready.push_back((name, r));
             return;
         }
@@ -272,6 +275,52 @@ impl<I: Iterator<Item = Job>> Iterator for Pipeline<'_, I> {
         }
         self.ready.pop_front()
     }
+}
+
+/// Files at least this large, hashed alone with BLAKE3 (or BitTorrent v2), are mapped.
+const MAP_MIN: u64 = 16 << 20;
+/// Bytes mapped at once: BLAKE3 splits each window over every core, and resident memory
+/// stays bounded.
+const MAP_WINDOW: usize = 64 << 20;
+
+/// Hash a big file that has no companions. BLAKE3 splits a mapped file over every core
+/// (see `mapped`); otherwise a helper thread reads while the cores hash.
+fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
+    let parallel = algs
+        .iter()
+        .any(|a| matches!(a, Algorithm::Blake3(_) | Algorithm::Btv2));
+    let len = f.metadata()?.len();
+    if !parallel || len < MAP_MIN || std::env::var_os("LANESUM_NO_MMAP").is_some() {
+        return hash_reader(f, algs);
+    }
+    let mut h = Streamer::new(algs);
+    let mut off = 0u64;
+    while off < len {
+        let n = (len - off).min(MAP_WINDOW as u64) as usize;
+        let Some(map) = mapped::map(&f, off, n) else {
+            // No map: read the rest (a seek to `off` keeps what was hashed).
+            let mut f = f;
+            f.seek(io::SeekFrom::Start(off))?;
+            return hash_reader_from(f, h, off);
+        };
+        if algs.len() == 1 {
+            h.update(&map);
+        } else {
+            // Several algorithms side by side, a few MiB at a time so each piece is still
+            // in cache for the next algorithm.
+            for piece in map.chunks(4 << 20) {
+                h.update(piece);
+            }
+        }
+        if map.truncated() {
+            return Err(io::Error::other("file shrank while it was read"));
+        }
+        off += n as u64;
+    }
+    Ok(Hashed {
+        size: len,
+        digests: h.finalize(),
+    })
 }
 
 /// Stat and open one job. Only regular files are opened here: opening a FIFO would
