@@ -39,6 +39,8 @@ impl Input {
 pub struct Job {
     pub name: OsString,
     pub input: io::Result<Input>,
+    /// A directory walk saw a regular file here: open it at once, without a stat first.
+    pub found_regular: bool,
 }
 
 /// The digests of one input, one per requested algorithm and in the same order.
@@ -59,6 +61,7 @@ pub fn hash_inputs<'a>(
             Input::Path(p) => p.clone(),
         },
         input: Ok(i.clone()),
+        found_regular: false,
     });
     hash_jobs(jobs, algs).map(|(_, r)| r)
 }

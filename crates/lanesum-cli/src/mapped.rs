@@ -125,3 +125,24 @@ run again, or set LANESUM_NO_MMAP=1 to read files with read()\n";
         libc::_exit(1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_reads_zeros_and_is_reported() {
+        install_sigbus_handler();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, vec![7u8; 1 << 20]).unwrap();
+        let f = File::options().read(true).write(true).open(&p).unwrap();
+        let map = map(&f, 0, 1 << 20).unwrap();
+        assert_eq!(map[100], 7);
+        assert!(!map.truncated());
+        f.set_len(4096).unwrap();
+        assert_eq!(map[4095], 7);
+        assert_eq!(map[(1 << 20) - 1], 0); // a vanished page: zero, not a crash
+        assert!(map.truncated());
+    }
+}

@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Seek};
+use std::os::unix::fs::OpenOptionsExt;
 
 use lanesum::{hash_many_par, Algorithm, Digest, Engine};
 use rayon::prelude::*;
@@ -97,7 +98,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         }
         let mut items: VecDeque<(OsString, Opened)> = window
             .into_par_iter()
-            .map(|j| (j.name, open(j.input)))
+            .map(|j| (j.name, open(j.input, j.found_regular)))
             .collect::<Vec<_>>()
             .into();
         while let Some((name, item)) = items.pop_front() {
@@ -124,7 +125,12 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                 }
                 Opened::Big(f) => {
                     let mut run = vec![(name, f)];
-                    while run.len() < GROUP && items.front().is_some_and(|(_, o)| o.is_big()) {
+                    let group = if self.algs.iter().any(|&a| has_lanes(a)) {
+                        GROUP
+                    } else {
+                        1
+                    };
+                    while run.len() < group && items.front().is_some_and(|(_, o)| o.is_big()) {
                         let Some((name, Opened::Big(f))) = items.pop_front() else {
                             unreachable!("front is big")
                         };
@@ -277,6 +283,22 @@ impl<I: Iterator<Item = Job>> Iterator for Pipeline<'_, I> {
     }
 }
 
+/// Whether `alg` has multi-lane kernels, so big files gain from being hashed side by
+/// side; the others (BLAKE2, BLAKE3, the modes) use every core on one file instead.
+fn has_lanes(alg: Algorithm) -> bool {
+    matches!(
+        alg,
+        Algorithm::Md5
+            | Algorithm::Sha1
+            | Algorithm::Sha224
+            | Algorithm::Sha256
+            | Algorithm::Sha384
+            | Algorithm::Sha512
+            | Algorithm::Sha512_224
+            | Algorithm::Sha512_256
+    )
+}
+
 /// Files at least this large, hashed alone with BLAKE3 (or BitTorrent v2), are mapped.
 const MAP_MIN: u64 = 16 << 20;
 /// Bytes mapped at once: BLAKE3 splits each window over every core, and resident memory
@@ -323,31 +345,52 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
     })
 }
 
-/// Stat and open one job. Only regular files are opened here: opening a FIFO would
-/// block, or (without blocking) connect to its writer and lose what it wrote; anything
-/// that is not a regular file is opened when its turn comes.
-fn open(input: io::Result<Input>) -> Opened {
+/// Open and stat one job. An operand is stat'ed first and opened only if it is a regular
+/// file: opening a FIFO would block, or (without blocking) connect to its writer and lose
+/// what it wrote; anything else is opened when its turn comes. A file the walk found is
+/// opened at once (one path lookup fewer per file), without blocking in case it was
+/// replaced by a FIFO meanwhile.
+fn open(input: io::Result<Input>, found_regular: bool) -> Opened {
     let p = match input {
         Err(e) => return Opened::Failed(e),
         Ok(Input::Stdin) => return Opened::Stream(Input::Stdin),
         Ok(Input::Path(p)) => p,
     };
-    let m = match std::fs::metadata(&p) {
-        Ok(m) => m,
+    let opened = if found_regular {
+        File::options()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&p)
+            .and_then(|f| Ok((f.metadata()?, Some(f))))
+    } else {
+        std::fs::metadata(&p).map(|m| (m, None))
+    };
+    let (m, f) = match opened {
+        Ok(v) => v,
         Err(e) => return Opened::Failed(e),
     };
     if m.is_dir() {
         return Opened::Failed(io::Error::from_raw_os_error(libc::EISDIR));
     }
     if !m.is_file() {
+        if f.is_some() {
+            return Opened::Failed(io::Error::other("no longer a regular file"));
+        }
         return Opened::Stream(Input::Path(p));
     }
     // The size may change before or while the file is read; small_run and big_run read
     // to the end whatever it is.
-    match File::open(&p) {
-        Err(e) => Opened::Failed(e),
-        Ok(f) if m.len() <= SMALL_MAX => Opened::Small(f, m.len()),
-        Ok(f) => Opened::Big(f),
+    let f = match f {
+        Some(f) => f,
+        None => match File::open(&p) {
+            Ok(f) => f,
+            Err(e) => return Opened::Failed(e),
+        },
+    };
+    if m.len() <= SMALL_MAX {
+        Opened::Small(f, m.len())
+    } else {
+        Opened::Big(f)
     }
 }
 

@@ -72,6 +72,7 @@ pub fn jobs(
         return Box::new(operands.into_iter().map(|op| Job {
             input: Ok(Input::from_operand(&op)),
             name: op,
+            found_regular: false,
         }));
     }
     let (tx, rx) = sync_channel::<Job>(AHEAD);
@@ -103,6 +104,7 @@ fn walk_operand(
         return send(Job {
             input: Ok(Input::from_operand(&op)),
             name: op,
+            found_regular: false,
         });
     }
     let root_len = op.len();
@@ -121,6 +123,7 @@ fn walk_operand(
                 Job {
                     input: Ok(Input::Path(p.clone())),
                     name: p,
+                    found_regular: true,
                 }
             }
             // Directories, unfollowed symlinks, FIFOs, sockets, devices.
@@ -142,6 +145,7 @@ fn walk_operand(
                 Job {
                     name,
                     input: Err(err),
+                    found_regular: false,
                 }
             }
         };
