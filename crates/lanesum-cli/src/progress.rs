@@ -67,13 +67,13 @@ impl Progress {
                 "{pos}/{len} files, {msg}, ETA {eta} [{wide_bar}] {percent}%",
             ));
         }
-        bar.set_position(self.files);
         let secs = self.start.elapsed().as_secs_f64().max(1e-3);
         bar.set_message(format!(
             "{} ({}/s)",
             HumanBytes(self.bytes),
             HumanBytes((self.bytes as f64 / secs) as u64)
         ));
+        bar.set_position(self.files);
     }
 
     fn show(&mut self) {
@@ -85,6 +85,7 @@ impl Progress {
         };
         let bar = ProgressBar::with_draw_target(None, target);
         bar.set_style(style("{pos} files, {msg}, still finding files {spinner}"));
+        bar.set_message(format!("{}", HumanBytes(self.bytes)));
         *BAR.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
         self.bar = Some(bar);
     }
