@@ -463,6 +463,27 @@ mod tests {
         );
     }
 
+    /// Sizes that changed between stat and read: what is read is what is hashed.
+    #[test]
+    fn grown_and_shrunk_files_hash_what_was_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let d = data(1000, 1);
+        File::create(&p).unwrap().write_all(&d).unwrap();
+        let algs = [Algorithm::Md5, Algorithm::Sha256];
+        let mut pipe = Pipeline::new(std::iter::empty(), &algs);
+        // Stat'ed at 10 bytes (it grew since) and at 5000 (it shrank since).
+        pipe.small_run(vec![
+            ("grew".into(), File::open(&p).unwrap(), 10),
+            ("shrank".into(), File::open(&p).unwrap(), 5000),
+        ]);
+        for (name, r) in pipe.ready.drain(..) {
+            let h = r.unwrap();
+            assert_eq!(h.size, 1000, "{name:?}");
+            assert_eq!(h.digests[1], lanesum::hash(Algorithm::Sha256, &d));
+        }
+    }
+
     /// Many more small files than one window, each in its place.
     #[test]
     fn windows_keep_order() {
