@@ -14,7 +14,7 @@ use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Maps registered at once; more concurrent big files are read instead.
-const SLOTS: usize = 8;
+const SLOTS: usize = 64;
 static USED: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
 static START: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static LEN: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
