@@ -15,11 +15,11 @@
 //! * `lanesum speed` is a subcommand: a file named `speed` must be written `./speed`.
 //! * A closed stdout ends the process by SIGPIPE, like coreutils; other write errors
 //!   print `PROG: write error`, exit 1.
-//! * Files are read with read() in bounded memory (see `pipeline`), except a lone big file
-//!   hashed with BLAKE3 (mapped, as b3sum does; truncation is survived, see `mapped`) and
-//!   `--etag`, `--blocks` and `--torrent-pieces`, which map files of 16 MiB and more: there
-//!   a file truncated while mapped ends the run with a message and exit status 1 (SIGBUS).
-//!   `LANESUM_NO_MMAP=1` reads with read() instead.
+//! * Files are hashed in bounded memory (see `pipeline`); files over 1 MiB are mapped a
+//!   window at a time and a file truncated meanwhile is reported ("file shrank while it
+//!   was read", see `mapped`). `--etag`, `--blocks` and `--torrent-pieces` map files of
+//!   16 MiB and more whole: there a truncation ends the run with a message and exit status
+//!   1 (SIGBUS). `LANESUM_NO_MMAP=1` reads with read() instead.
 
 mod b3sum;
 mod check;

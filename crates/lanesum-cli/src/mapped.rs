@@ -1,9 +1,10 @@
-//! Memory maps that survive truncation, for the one case where mapping pays.
+//! Memory maps that survive truncation, for big files where mapping pays.
 //!
-//! BLAKE3 hashes a big file fastest mapped, split over every core as b3sum does: 1 GiB in
-//! 0.27 s mapped against 0.36 s through read() on 2 cores (the copy costs a core's share).
-//! Files are mapped a window at a time, so the mapped pages counted in the resident set
-//! stay bounded too.
+//! Mapping saves the copy out of the page cache: BLAKE3 on a 1 GiB file takes 0.27 s mapped
+//! (split over every core, as b3sum does) against 0.36 s through read() on 2 cores, and
+//! MD5 of 64 files of 16 MiB 0.30 s of CPU against 0.38 s. Files are mapped a window at a
+//! time, so the mapped pages counted in the resident set stay bounded.
+//!
 //! A mapped file truncated by another process raises SIGBUS on the vanished pages. For a
 //! registered map the handler here puts a zero page at the faulting address and marks the
 //! map: hashing completes and the file is reported as changed while it was read. Any other
