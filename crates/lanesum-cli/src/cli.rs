@@ -15,11 +15,13 @@ use std::os::unix::ffi::OsStrExt;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use lanesum::Algorithm;
 
-use crate::hashing::Input;
+use std::sync::Arc;
+
 use crate::output::LineStyle;
+use crate::progress::Progress;
 use crate::quote::quote;
 use crate::report::Reporter;
-use crate::{b3sum, check, hashing, json, output};
+use crate::{b3sum, check, hashing, json, output, walk};
 
 /// Which tool we are acting as, from the basename of argv[0].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +200,56 @@ fn specs(p: Personality) -> Vec<OptSpec> {
             true,
             "print BitTorrent v1 SHA-1 piece hashes for pieces of SIZE",
         ));
+        v.extend([
+            opt(
+                "recursive",
+                Some(b'r'),
+                false,
+                "hash the files in directories, recursively",
+            ),
+            opt(
+                "dereference",
+                Some(b'L'),
+                false,
+                "with -r: follow symbolic links (default: skip them)",
+            ),
+            opt(
+                "one-file-system",
+                Some(b'x'),
+                false,
+                "with -r: stay on the file system of each operand",
+            ),
+            opt(
+                "exclude",
+                None,
+                true,
+                "with -r: skip entries whose name or path matches GLOB",
+            ),
+            opt(
+                "files-from",
+                None,
+                true,
+                "also hash the files named in FILE (- for stdin), one per line",
+            ),
+            opt(
+                "null",
+                Some(b'0'),
+                false,
+                "--files-from names are separated by NUL, not newline",
+            ),
+            opt(
+                "progress",
+                None,
+                false,
+                "show a progress bar on stderr even if it is not a terminal",
+            ),
+            opt(
+                "no-progress",
+                None,
+                false,
+                "never show a progress bar (default: on a terminal, after 1 s)",
+            ),
+        ]);
     }
     v.extend([
         opt(
@@ -240,6 +292,10 @@ pub struct Options {
     /// `--etag`, `--blocks` or `--torrent-pieces` (lanesum).
     pub mode: Option<crate::modes::Mode>,
     pub files: Vec<OsString>,
+    /// `-r`, `-L`, `-x`, `--exclude` (lanesum).
+    pub walk: crate::walk::WalkOptions,
+    /// `--progress` / `--no-progress`, the last given.
+    pub progress: Option<bool>,
 }
 
 /// The name diagnostics start with. Coreutils uses argv[0] verbatim (`/usr/bin/md5sum:
@@ -261,37 +317,47 @@ pub fn run(p: Personality, prog: &str, args: Vec<OsString>) -> i32 {
     let specs = specs(p);
     getopt_scan(p, &specs, &args, &mut rep);
     let opts = parse(p, &specs, args, &mut rep);
-    let inputs: Vec<Input> = opts.files.iter().map(Input::from_operand).collect();
     if let Some(mode) = opts.mode {
         crate::modes::run(&opts, mode, &mut rep)
     } else if opts.check {
         check::run(p, &opts, &mut rep)
-    } else if opts.json {
-        json::run(&opts, &inputs, &mut rep)
     } else {
-        hash_files(&opts, &inputs, &mut rep)
+        hash_files(&opts, &mut rep)
     }
 }
 
-/// Hashing mode: one line per algorithm per input, file-major, each input read once.
-fn hash_files(opts: &Options, inputs: &[Input], rep: &mut Reporter) -> i32 {
+/// Hashing mode: every input (operands, `--files-from` names, walked trees) read once,
+/// one line per algorithm per input, file-major, or one JSON record per input.
+fn hash_files(opts: &Options, rep: &mut Reporter) -> i32 {
+    let excludes = match walk::exclude_set(&opts.walk.excludes) {
+        Ok(set) => set,
+        Err(msg) => rep.usage_error(&msg),
+    };
+    let found = Arc::new(walk::Found::default());
+    let jobs = walk::jobs(opts.files.clone(), &opts.walk, excludes, found.clone());
+    let mut progress = Progress::new(opts.progress, found);
     let mut ok = true;
     let mut line = Vec::with_capacity(256);
-    for (name, res) in opts
-        .files
-        .iter()
-        .zip(hashing::hash_inputs(inputs, &opts.algs))
-    {
+    for (name, res) in hashing::hash_jobs(jobs, &opts.algs) {
         match res {
             Ok(h) => {
-                line.clear();
-                for (alg, d) in opts.algs.iter().zip(&h.digests) {
-                    output::push_line(&mut line, *alg, d, name.as_bytes(), opts.style);
+                progress.step(h.size);
+                if opts.json {
+                    line = json::record(opts, name.as_bytes(), &h)
+                        .to_string()
+                        .into_bytes();
+                    line.push(if opts.style.zero { 0 } else { b'\n' });
+                } else {
+                    line.clear();
+                    for (alg, d) in opts.algs.iter().zip(&h.digests) {
+                        output::push_line(&mut line, *alg, d, name.as_bytes(), opts.style);
+                    }
                 }
                 rep.write(&line);
                 rep.flush();
             }
             Err(e) => {
+                progress.step(0);
                 rep.file_error(name.as_bytes(), &e);
                 ok = false;
             }
@@ -591,6 +657,11 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
             "tag" => (tag, binary) = (true, Some(true)),
             "zero" => o.style.zero = true,
             "json" => o.json = true,
+            "recursive" => o.walk.recursive = true,
+            "dereference" => o.walk.follow = true,
+            "one-file-system" => o.walk.one_file_system = true,
+            "progress" => o.progress = Some(true),
+            "no-progress" => o.progress = Some(false),
             _ => {}
         }
     }
@@ -693,13 +764,40 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
             );
         }
     }
+    let files_from = last_value(&m, "files-from");
+    if (o.walk.recursive || files_from.is_some()) && (o.check || o.mode.is_some()) {
+        fail(
+            rep,
+            "--recursive and --files-from are meaningless with --check, --etag, --blocks \
+             and --torrent-pieces",
+        );
+    }
     o.style.tagged = tag || o.algs.len() > 1;
     o.style.binary = binary == Some(true);
     o.files = m
         .get_many::<OsString>("files")
         .map(|v| v.cloned().collect())
         .unwrap_or_default();
-    if o.files.is_empty() {
+    o.walk.excludes = m
+        .try_get_many::<OsString>("exclude")
+        .ok()
+        .flatten()
+        .map(|v| v.map(|s| s.to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    if let Some(list) = files_from {
+        let nul = m
+            .try_get_one::<u8>("null")
+            .ok()
+            .flatten()
+            .is_some_and(|&n| n > 0);
+        match walk::read_list(OsStr::from_bytes(&list), nul) {
+            Ok(names) => o.files.extend(names),
+            Err(e) => {
+                let q = crate::quote::quotef(&list, rep.utf8);
+                rep.fatal(&format!("cannot read {q}: {}", crate::report::strerror(&e)));
+            }
+        }
+    } else if o.files.is_empty() {
         o.files.push(OsString::from("-"));
     }
     o

@@ -7,13 +7,10 @@
 //! `path_bytes` key that appears only then. Records end with LF (NUL with `-z`). Errors
 //! go to stderr as in the text modes and produce no record.
 
-use std::os::unix::ffi::OsStrExt;
-
 use serde_json::{Map, Value};
 
 use crate::cli::Options;
-use crate::hashing::{self, Hashed, Input};
-use crate::report::Reporter;
+use crate::hashing::Hashed;
 
 /// The record for one successfully hashed input.
 pub fn record(opts: &Options, name: &[u8], h: &Hashed) -> Value {
@@ -30,29 +27,6 @@ pub fn record(opts: &Options, name: &[u8], h: &Hashed) -> Value {
         m.insert(alg.to_string(), Value::String(d.to_hex()));
     }
     Value::Object(m)
-}
-
-pub fn run(opts: &Options, inputs: &[Input], rep: &mut Reporter) -> i32 {
-    let mut ok = true;
-    for (name, res) in opts
-        .files
-        .iter()
-        .zip(hashing::hash_inputs(inputs, &opts.algs))
-    {
-        match res {
-            Ok(h) => {
-                let mut line = record(opts, name.as_bytes(), &h).to_string().into_bytes();
-                line.push(if opts.style.zero { 0 } else { b'\n' });
-                rep.write(&line);
-                rep.flush();
-            }
-            Err(e) => {
-                rep.file_error(name.as_bytes(), &e);
-                ok = false;
-            }
-        }
-    }
-    i32::from(!ok)
 }
 
 #[cfg(test)]

@@ -15,49 +15,33 @@
 //! * `lanesum speed` is a subcommand: a file named `speed` must be written `./speed`.
 //! * A closed stdout ends the process by SIGPIPE, like coreutils; other write errors
 //!   print `PROG: write error`, exit 1.
-//! * Regular files of 16 MiB and more are memory-mapped (as b3sum does): faster, and BLAKE3
-//!   uses every core. A file truncated while mapped ends the run with a message and exit
-//!   status 1 (SIGBUS); `LANESUM_NO_MMAP=1` reads with read() instead.
+//! * Files are hashed in bounded memory (see `pipeline`); files over 1 MiB are mapped a
+//!   window at a time and a file truncated meanwhile is reported ("file shrank while it
+//!   was read", see `mapped`). `--etag`, `--blocks` and `--torrent-pieces` map files of
+//!   16 MiB and more whole: there a truncation ends the run with a message and exit status
+//!   1 (SIGBUS). `LANESUM_NO_MMAP=1` reads with read() instead.
 
 mod b3sum;
 mod check;
 mod cli;
 mod hashing;
 mod json;
+mod mapped;
 mod modes;
 mod output;
+mod pipeline;
+mod progress;
 mod quote;
 mod report;
 mod speed;
+mod walk;
 
 use std::ffi::OsString;
 
 use cli::Personality;
 
-/// Large files are memory-mapped (hashing.rs). If one is truncated while mapped, the
-/// kernel raises SIGBUS on the vanished pages; say what happened instead of dying silently.
-fn install_sigbus_message() {
-    extern "C" fn on_sigbus(_: libc::c_int) {
-        const MSG: &[u8] = b"lanesum: a file shrank while it was being read (memory-mapped); \
-run again, or set LANESUM_NO_MMAP=1 to read files with read()\n";
-        // SAFETY: write(2) and _exit(2) are async-signal-safe; MSG is a valid buffer.
-        unsafe {
-            libc::write(2, MSG.as_ptr().cast(), MSG.len());
-            libc::_exit(1);
-        }
-    }
-    // SAFETY: a zeroed sigaction with a handler address and empty mask is a valid argument;
-    // the handler only calls async-signal-safe functions.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_sigbus as *const () as usize;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
-    }
-}
-
 fn main() {
-    install_sigbus_message();
+    mapped::install_sigbus_handler();
     let mut args = std::env::args_os();
     let arg0 = args.next().unwrap_or_else(|| OsString::from("lanesum"));
     let rest: Vec<OsString> = args.collect();

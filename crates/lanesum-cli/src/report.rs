@@ -45,7 +45,12 @@ impl Reporter {
 
     /// Push out everything written so far.
     pub fn flush_now(&mut self) {
-        if let Err(e) = self.out.flush() {
+        let res = if self.interactive {
+            crate::progress::suspend(|| self.out.flush())
+        } else {
+            self.out.flush()
+        };
+        if let Err(e) = res {
             self.write_failed(e);
         }
     }
@@ -53,8 +58,9 @@ impl Reporter {
     /// `PROG: MSG` on stderr.
     pub fn error(&mut self, msg: &str) {
         self.flush_now();
-        let mut err = io::stderr().lock();
-        let _ = writeln!(err, "{}: {}", self.prog, msg);
+        crate::progress::suspend(|| {
+            let _ = writeln!(io::stderr().lock(), "{}: {}", self.prog, msg);
+        });
     }
 
     /// `PROG: 'name': strerror` for an I/O failure on a file.

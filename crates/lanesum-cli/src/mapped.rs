@@ -1,0 +1,149 @@
+//! Memory maps that survive truncation, for big files where mapping pays.
+//!
+//! Mapping saves the copy out of the page cache: BLAKE3 on a 1 GiB file takes 0.27 s mapped
+//! (split over every core, as b3sum does) against 0.36 s through read() on 2 cores, and
+//! MD5 of 64 files of 16 MiB 0.30 s of CPU against 0.38 s. Files are mapped a window at a
+//! time, so the mapped pages counted in the resident set stay bounded.
+//!
+//! A mapped file truncated by another process raises SIGBUS on the vanished pages. For a
+//! registered map the handler here puts a zero page at the faulting address and marks the
+//! map: hashing completes and the file is reported as changed while it was read. Any other
+//! SIGBUS (the whole-input modes' maps, see `hashing::read_all`) prints a message and ends
+//! the run with status 1.
+
+use std::fs::File;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Maps registered at once; more concurrent big files are read instead.
+const SLOTS: usize = 64;
+static USED: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
+static START: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+static LEN: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+static FAULTED: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
+static PAGE: AtomicUsize = AtomicUsize::new(4096);
+
+/// A read-only map of a whole file, registered with the SIGBUS handler.
+pub struct Guarded {
+    map: memmap2::Mmap,
+    slot: usize,
+}
+
+impl Guarded {
+    /// Whether part of the file vanished while mapped (those bytes read as zeros).
+    pub fn truncated(&self) -> bool {
+        FAULTED[self.slot].load(Ordering::SeqCst)
+    }
+}
+
+impl std::ops::Deref for Guarded {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        START[self.slot].store(0, Ordering::SeqCst);
+        LEN[self.slot].store(0, Ordering::SeqCst);
+        USED[self.slot].store(false, Ordering::SeqCst);
+    }
+}
+
+/// Map `len` bytes of `f` from `offset` (a multiple of the page size); `None` (read it
+/// instead) if that fails or every slot is taken.
+pub fn map(f: &File, offset: u64, len: usize) -> Option<Guarded> {
+    let slot = (0..SLOTS).find(|&i| {
+        USED[i]
+            .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    })?;
+    // SAFETY: the map is only read. Pages that vanish (the file truncated meanwhile) fault
+    // with SIGBUS, which `on_sigbus` answers with a zero page for this registered range;
+    // other concurrent writes only change the bytes hashed, as with read().
+    let map = match unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map(f) } {
+        Ok(m) => m,
+        Err(_) => {
+            USED[slot].store(false, Ordering::SeqCst);
+            return None;
+        }
+    };
+    FAULTED[slot].store(false, Ordering::SeqCst);
+    LEN[slot].store(len, Ordering::SeqCst);
+    START[slot].store(map.as_ptr() as usize, Ordering::SeqCst);
+    Some(Guarded { map, slot })
+}
+
+/// Install the SIGBUS handler; called once at startup.
+pub fn install_sigbus_handler() {
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if page > 0 {
+        PAGE.store(page as usize, Ordering::SeqCst);
+    }
+    // SAFETY: a zeroed sigaction with a handler address, SA_SIGINFO and an empty mask is a
+    // valid argument; the handler only uses atomics and async-signal-safe system calls.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigbus as *const () as usize;
+        sa.sa_flags = libc::SA_SIGINFO;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+    }
+}
+
+extern "C" fn on_sigbus(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo_t for a SA_SIGINFO handler.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    let page = PAGE.load(Ordering::SeqCst);
+    for i in 0..SLOTS {
+        let start = START[i].load(Ordering::SeqCst);
+        let len = LEN[i].load(Ordering::SeqCst);
+        if start != 0 && addr >= start && addr < start + len {
+            // SAFETY: replaces one page inside a live map that this process owns with an
+            // anonymous zero page; mmap is a plain system call, safe in a signal handler.
+            let p = unsafe {
+                libc::mmap(
+                    (addr & !(page - 1)) as *mut libc::c_void,
+                    page,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            if p != libc::MAP_FAILED {
+                FAULTED[i].store(true, Ordering::SeqCst);
+                return;
+            }
+        }
+    }
+    const MSG: &[u8] = b"lanesum: a file shrank while it was being read (memory-mapped); \
+run again, or set LANESUM_NO_MMAP=1 to read files with read()\n";
+    // SAFETY: write(2) and _exit(2) are async-signal-safe; MSG is a valid buffer.
+    unsafe {
+        libc::write(2, MSG.as_ptr().cast(), MSG.len());
+        libc::_exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_reads_zeros_and_is_reported() {
+        install_sigbus_handler();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, vec![7u8; 1 << 20]).unwrap();
+        let f = File::options().read(true).write(true).open(&p).unwrap();
+        let map = map(&f, 0, 1 << 20).unwrap();
+        assert_eq!(map[100], 7);
+        assert!(!map.truncated());
+        f.set_len(4096).unwrap();
+        assert_eq!(map[4095], 7);
+        assert_eq!(map[(1 << 20) - 1], 0); // a vanished page: zero, not a crash
+        assert!(map.truncated());
+    }
+}

@@ -1,0 +1,215 @@
+//! Turning operands into jobs: `-r` directory walks, `--exclude`, `--files-from`.
+//!
+//! Without `-r` every operand is one job, whatever it is (a directory then fails with
+//! "Is a directory", as in coreutils). With `-r` a directory operand is walked with
+//! `walkdir` on a helper thread, entries sorted by name in each directory, so the output
+//! order depends only on the tree, never on thread timing. The walk hands jobs over a
+//! bounded channel: memory stays bounded however large the tree, and hashing starts at
+//! once. In a walk only regular files are hashed: symlinks are skipped unless `-L`
+//! (then followed, loops reported), FIFOs, sockets and devices are skipped (they are
+//! read only when named explicitly). Errors (unreadable directories, loops) become jobs
+//! in their place, so they are reported in order and make the exit status 1.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Read};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::sync::Arc;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use walkdir::WalkDir;
+
+use crate::hashing::{Input, Job};
+
+/// How directory operands are expanded.
+#[derive(Clone, Debug, Default)]
+pub struct WalkOptions {
+    pub recursive: bool,
+    /// `-L`: follow symlinks met in the walk.
+    pub follow: bool,
+    /// `-x`: don't descend into directories on other file systems.
+    pub one_file_system: bool,
+    /// `--exclude`: entries whose name (or path from the operand) matches are skipped,
+    /// directories with everything below them.
+    pub excludes: Vec<String>,
+}
+
+/// How many jobs the walk has produced, for the progress bar.
+#[derive(Default)]
+pub struct Found {
+    pub jobs: AtomicU64,
+    pub complete: AtomicBool,
+}
+
+/// Jobs sent ahead of the hashing: enough to keep the pipeline fed, bounded memory.
+const AHEAD: usize = 16 * 1024;
+
+/// Compile the `--exclude` patterns; `Err` names the bad one.
+pub fn exclude_set(patterns: &[String]) -> Result<GlobSet, String> {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        let g = GlobBuilder::new(p)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| format!("invalid --exclude pattern {p:?}: {}", e.kind()))?;
+        b.add(g);
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
+/// The jobs for `operands`, in order. `found` counts them as they are produced.
+pub fn jobs(
+    operands: Vec<OsString>,
+    opts: &WalkOptions,
+    excludes: GlobSet,
+    found: Arc<Found>,
+) -> Box<dyn Iterator<Item = Job> + Send> {
+    if !opts.recursive {
+        found.jobs.store(operands.len() as u64, Ordering::Relaxed);
+        found.complete.store(true, Ordering::Relaxed);
+        return Box::new(operands.into_iter().map(|op| Job {
+            input: Ok(Input::from_operand(&op)),
+            name: op,
+            found_regular: false,
+        }));
+    }
+    let (tx, rx) = sync_channel::<Job>(AHEAD);
+    let opts = opts.clone();
+    std::thread::spawn(move || {
+        let send = |job: Job| {
+            found.jobs.fetch_add(1, Ordering::Relaxed);
+            tx.send(job).is_ok()
+        };
+        for op in operands {
+            if !walk_operand(op, &opts, &excludes, &send) {
+                return;
+            }
+        }
+        found.complete.store(true, Ordering::Relaxed);
+    });
+    Box::new(rx.into_iter())
+}
+
+/// Send the jobs of one operand; false once the receiver is gone.
+fn walk_operand(
+    op: OsString,
+    opts: &WalkOptions,
+    excludes: &GlobSet,
+    send: &dyn Fn(Job) -> bool,
+) -> bool {
+    // Anything but a directory is hashed as named, as without -r.
+    if op == "-" || !std::fs::metadata(&op).is_ok_and(|m| m.is_dir()) {
+        return send(Job {
+            input: Ok(Input::from_operand(&op)),
+            name: op,
+            found_regular: false,
+        });
+    }
+    let root_len = op.len();
+    let walker = WalkDir::new(&op)
+        .follow_links(opts.follow)
+        .same_file_system(opts.one_file_system)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0 || !excluded(excludes, e.file_name(), e.path().as_os_str(), root_len)
+        });
+    for entry in walker {
+        let job = match entry {
+            Ok(e) if e.file_type().is_file() => {
+                let p = e.into_path().into_os_string();
+                Job {
+                    input: Ok(Input::Path(p.clone())),
+                    name: p,
+                    found_regular: true,
+                }
+            }
+            // Directories, unfollowed symlinks, FIFOs, sockets, devices.
+            Ok(_) => continue,
+            Err(e) => {
+                let name = e
+                    .path()
+                    .map(|p| p.as_os_str().to_os_string())
+                    .unwrap_or_else(|| op.clone());
+                let err = match e.loop_ancestor() {
+                    Some(a) => io::Error::other(format!(
+                        "File system loop detected: it leads back to {}",
+                        a.display()
+                    )),
+                    None => e
+                        .into_io_error()
+                        .unwrap_or_else(|| io::Error::other("walk error")),
+                };
+                Job {
+                    name,
+                    input: Err(err),
+                    found_regular: false,
+                }
+            }
+        };
+        if !send(job) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether an entry is excluded: its name matches, or its path below the operand does.
+fn excluded(set: &GlobSet, name: &OsStr, path: &OsStr, root_len: usize) -> bool {
+    if set.is_empty() {
+        return false;
+    }
+    if set.is_match(name) {
+        return true;
+    }
+    let rel = path.as_bytes().get(root_len..).unwrap_or_default();
+    let rel = rel.strip_prefix(b"/").unwrap_or(rel);
+    set.is_match(OsStr::from_bytes(rel))
+}
+
+/// Read the names listed in `file` (`-`: standard input), one per line, or NUL-separated
+/// with `nul`. Empty names are skipped.
+pub fn read_list(file: &OsStr, nul: bool) -> io::Result<Vec<OsString>> {
+    let mut data = Vec::new();
+    if file == "-" {
+        io::stdin().lock().read_to_end(&mut data)?;
+    } else {
+        std::fs::File::open(file)?.read_to_end(&mut data)?;
+    }
+    let sep = if nul { 0 } else { b'\n' };
+    Ok(data
+        .split(|&b| b == sep)
+        .filter(|n| !n.is_empty())
+        .map(|n| OsString::from_vec(n.to_vec()))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excludes_match_names_and_relative_paths() {
+        let set = exclude_set(&["*.tmp".into(), "sub/skip".into()]).unwrap();
+        let m = |name: &str, path: &str| {
+            excluded(&set, OsStr::new(name), OsStr::new(path), "root".len())
+        };
+        assert!(m("a.tmp", "root/x/a.tmp"));
+        assert!(m("skip", "root/sub/skip"));
+        assert!(!m("skip", "root/other/skip"));
+        assert!(!m("a.txt", "root/a.txt"));
+        assert!(exclude_set(&["[".into()]).is_err());
+    }
+
+    #[test]
+    fn lists_split_on_newline_or_nul() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("list");
+        std::fs::write(&p, b"a\nb c\n\nd").unwrap();
+        assert_eq!(read_list(p.as_os_str(), false).unwrap(), ["a", "b c", "d"]);
+        std::fs::write(&p, b"a\nb\0c\0").unwrap();
+        assert_eq!(read_list(p.as_os_str(), true).unwrap(), ["a\nb", "c"]);
+    }
+}

@@ -1,0 +1,324 @@
+//! End-to-end tests of whole-tree hashing: `-r`, `-L`, `--exclude`, `--files-from`, `-0`,
+//! FIFOs, unreadable directories, non-UTF-8 names and big (streamed) files.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use lanesum::{hash, Algorithm};
+
+const BIN: &str = env!("CARGO_BIN_EXE_lanesum");
+
+fn run_in(dir: &Path, args: &[&OsStr], stdin: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("LANESUM_ISA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    run_in(dir, &args, b"")
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let o = run(dir, args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn md5(data: &[u8]) -> String {
+    hash(Algorithm::Md5, data).to_hex()
+}
+
+/// t/{b, a/{z, y}, c.tmp, sub/{x, deep/w}} with distinct contents.
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t");
+    fs::create_dir_all(t.join("a")).unwrap();
+    fs::create_dir_all(t.join("sub/deep")).unwrap();
+    for name in ["b", "a/z", "a/y", "c.tmp", "sub/x", "sub/deep/w"] {
+        fs::write(t.join(name), name.as_bytes()).unwrap();
+    }
+    dir
+}
+
+fn lines(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| {
+            let content = n.strip_prefix("t/").unwrap_or(n);
+            format!("{}  {n}\n", md5(content.as_bytes()))
+        })
+        .collect()
+}
+
+#[test]
+fn recursive_order_is_sorted_per_directory() {
+    let f = tree();
+    let d = f.path();
+    let want = lines(&[
+        "t/a/y",
+        "t/a/z",
+        "t/b",
+        "t/c.tmp",
+        "t/sub/deep/w",
+        "t/sub/x",
+    ]);
+    assert_eq!(ok(d, &["-a", "md5", "-r", "t"]), want);
+    // Operands keep their order; a file operand is hashed as named.
+    let want2 = format!("{}{}", lines(&["t/b"]), lines(&["t/sub/deep/w", "t/sub/x"]));
+    assert_eq!(ok(d, &["-a", "md5", "-r", "t/b", "t/sub"]), want2);
+    // Without -r a directory is an error, as in coreutils; other operands still hashed.
+    let o = run(d, &["-a", "md5", "t", "t/b"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), lines(&["t/b"]));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "lanesum: t: Is a directory\n"
+    );
+}
+
+#[test]
+fn exclude_prunes_names_and_paths() {
+    let f = tree();
+    let d = f.path();
+    assert_eq!(
+        ok(
+            d,
+            &[
+                "-a",
+                "md5",
+                "-r",
+                "--exclude",
+                "*.tmp",
+                "--exclude",
+                "deep",
+                "t"
+            ]
+        ),
+        lines(&["t/a/y", "t/a/z", "t/b", "t/sub/x"])
+    );
+    assert_eq!(
+        ok(d, &["-a", "md5", "-r", "--exclude", "a/*", "t"]),
+        lines(&["t/b", "t/c.tmp", "t/sub/deep/w", "t/sub/x"])
+    );
+    let o = run(d, &["-r", "--exclude", "[", "t"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn files_from_newline_and_nul() {
+    let f = tree();
+    let d = f.path();
+    fs::write(d.join("list"), "t/b\nt/a/y\n").unwrap();
+    assert_eq!(
+        ok(d, &["-a", "md5", "--files-from", "list"]),
+        lines(&["t/b", "t/a/y"])
+    );
+    // NUL-separated from stdin; a name with a newline is kept whole (and escaped).
+    fs::write(d.join("t/new\nline"), b"nl").unwrap();
+    let args: Vec<&OsStr> = ["-a", "md5", "--files-from", "-", "-0", "-r"]
+        .iter()
+        .map(OsStr::new)
+        .collect();
+    let o = run_in(d, &args, b"t/new\nline\0t/sub\0");
+    assert!(o.status.success());
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        format!(
+            "\\{}  t/new\\nline\n{}",
+            md5(b"nl"),
+            lines(&["t/sub/deep/w", "t/sub/x"])
+        )
+    );
+    let o = run(d, &["--files-from", "missing"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing"));
+}
+
+#[test]
+fn symlinks_skipped_unless_dereferenced_and_loops_reported() {
+    let f = tree();
+    let d = f.path();
+    symlink("../a", d.join("t/sub/link")).unwrap();
+    symlink("b", d.join("t/lb")).unwrap();
+    let plain = lines(&[
+        "t/a/y",
+        "t/a/z",
+        "t/b",
+        "t/c.tmp",
+        "t/sub/deep/w",
+        "t/sub/x",
+    ]);
+    assert_eq!(ok(d, &["-a", "md5", "-r", "t"]), plain);
+    let o = ok(d, &["-a", "md5", "-r", "-L", "t"]);
+    assert_eq!(
+        o,
+        format!(
+            "{}{}  t/lb\n{}{}  t/sub/link/y\n{}  t/sub/link/z\n{}",
+            lines(&["t/a/y", "t/a/z", "t/b", "t/c.tmp"]),
+            md5(b"b"),
+            lines(&["t/sub/deep/w"]),
+            md5(b"a/y"),
+            md5(b"a/z"),
+            lines(&["t/sub/x"]),
+        )
+    );
+    // A loop: reported, exit 1, every other file still hashed, no hang.
+    symlink("..", d.join("t/a/up")).unwrap();
+    let o = run(d, &["-a", "md5", "-r", "-L", "t"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("t/a/up") && err.contains("loop"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("  t/sub/x\n"));
+}
+
+#[test]
+fn unreadable_directory_is_reported_and_the_rest_hashed() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        return; // root reads any directory
+    }
+    let f = tree();
+    let d = f.path();
+    fs::set_permissions(d.join("t/sub"), fs::Permissions::from_mode(0o000)).unwrap();
+    let o = run(d, &["-a", "md5", "-r", "t"]);
+    fs::set_permissions(d.join("t/sub"), fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        lines(&["t/a/y", "t/a/z", "t/b", "t/c.tmp"])
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "lanesum: t/sub: Permission denied\n"
+    );
+}
+
+#[test]
+fn fifos_read_when_named_skipped_in_walks() {
+    let f = tree();
+    let d = f.path();
+    let fifo = d.join("t/fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let writer = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || fs::write(fifo, b"through a pipe").unwrap()
+    });
+    assert_eq!(
+        ok(d, &["-a", "md5", "t/b", "t/fifo"]),
+        format!("{}{}  t/fifo\n", lines(&["t/b"]), md5(b"through a pipe"))
+    );
+    writer.join().unwrap();
+    // In a walk the FIFO is not opened (nothing writes to it: it would block).
+    assert_eq!(
+        ok(d, &["-a", "md5", "-r", "t/sub", "t"]).lines().count(),
+        2 + 6
+    );
+}
+
+#[test]
+fn non_utf8_names_print_as_coreutils() {
+    let f = tree();
+    let d = f.path();
+    let name = OsStr::from_bytes(b"t/sub/bad\xffname");
+    fs::write(d.join(name), b"x").unwrap();
+    let mut want = Vec::new();
+    want.extend_from_slice(format!("{}  ", md5(b"x")).as_bytes());
+    want.extend_from_slice(b"t/sub/bad\xffname\n");
+    want.extend_from_slice(lines(&["t/sub/deep/w", "t/sub/x"]).as_bytes());
+    let o = run(d, &["-a", "md5", "-r", "t/sub"]);
+    assert!(o.status.success());
+    assert_eq!(o.stdout, want);
+}
+
+#[test]
+fn big_files_streamed_match_the_library() {
+    let f = tempfile::tempdir().unwrap();
+    let d = f.path();
+    fs::create_dir(d.join("big")).unwrap();
+    // Over the 1 MiB window limit: three streamed side by side, plus a small one between.
+    let mut all = Vec::new();
+    for (i, n) in [
+        (0u8, 3 << 20),
+        (1, (1 << 20) + 1),
+        (2, 100),
+        (3, (5 << 20) + 77),
+    ] {
+        let data: Vec<u8> = (0..n)
+            .map(|j: usize| (j * 31 + j / 977) as u8 ^ i)
+            .collect();
+        fs::write(d.join(format!("big/f{i}")), &data).unwrap();
+        all.push(data);
+    }
+    let algs = [
+        Algorithm::Md5,
+        Algorithm::Sha1,
+        Algorithm::Sha256,
+        Algorithm::Sha512,
+        Algorithm::Blake3(32),
+    ];
+    let out = ok(d, &["-a", "md5,sha1,sha256,sha512,blake3", "-r", "big"]);
+    let mut want = String::new();
+    for (i, data) in all.iter().enumerate() {
+        for a in algs {
+            want.push_str(&format!(
+                "{} (big/f{i}) = {}\n",
+                a.tag(),
+                hash(a, data).to_hex()
+            ));
+        }
+    }
+    assert_eq!(out, want);
+    // One algorithm, and the lone-file path; and checkable by -c.
+    let one = ok(d, &["-a", "sha256", "big/f3"]);
+    assert_eq!(
+        one,
+        format!("{}  big/f3\n", hash(Algorithm::Sha256, &all[3]).to_hex())
+    );
+    fs::write(d.join("sums"), &out).unwrap();
+    assert_eq!(ok(d, &["-c", "--quiet", "sums"]), "");
+}
+
+#[test]
+fn json_and_check_usage() {
+    let f = tree();
+    let d = f.path();
+    let o = ok(d, &["-a", "md5", "-r", "--json", "t/sub"]);
+    assert_eq!(o.lines().count(), 2);
+    assert!(o.starts_with("{\"path\":\"t/sub/deep/w\",\"size\":10,\"md5\":"));
+    let o = run(d, &["-c", "-r", "t"]);
+    assert_eq!(o.status.code(), Some(1));
+    // --progress on a pipe still draws on stderr only.
+    let o = run(d, &["-a", "md5", "-r", "--progress", "t"]);
+    assert!(o.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        lines(&[
+            "t/a/y",
+            "t/a/z",
+            "t/b",
+            "t/c.tmp",
+            "t/sub/deep/w",
+            "t/sub/x"
+        ])
+    );
+}
