@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read};
 
-use lanesum::{Algorithm, Digest, Engine, LaneHasher, MultiHasher};
+use lanesum::{Algorithm, Digest, LaneHasher, MultiHasher};
 
 /// Read size for a streamed input: large enough that per-read overhead and BLAKE3's
 /// hand-off to rayon vanish, small enough that a few of them stay cheap.
@@ -87,13 +87,9 @@ pub enum Streamer {
 
 impl Streamer {
     pub fn new(algs: &[Algorithm]) -> Streamer {
-        Self::with_engine(Engine::global(), algs)
-    }
-
-    pub fn with_engine(engine: &Engine, algs: &[Algorithm]) -> Streamer {
         match algs {
-            [a] => Streamer::One(Box::new(engine.hasher(*a))),
-            _ => Streamer::Many(MultiHasher::with_engine(engine, algs)),
+            [a] => Streamer::One(Box::new(LaneHasher::new(*a))),
+            _ => Streamer::Many(MultiHasher::new(algs)),
         }
     }
 

@@ -4,10 +4,10 @@
 //! parallel, then handled in order:
 //! * runs of small regular files are read (in parallel, into one reused arena of at most
 //!   [`BUDGET`] bytes) and hashed together with `hash_many_par`, many files per lane set;
-//! * runs of big regular files are streamed side by side, up to [`GROUP`] at once, each
-//!   through a lane-sharing hasher, a [`GROUP_CHUNK`] window at a time (mapped, see
-//!   `mapped`, else read): the engine packs their blocks into the SIMD lanes as
-//!   `hash_many` would, in bounded memory;
+//! * runs of big regular files are streamed side by side, up to [`GROUP`] at once, a
+//!   [`GROUP_CHUNK`] window of each at a time (mapped, see `mapped`, else read): each core
+//!   hashes its share's windows in one lane pass (`lanesum::StreamBatch`, read in place),
+//!   as `hash_many` would whole files, in bounded memory;
 //! * a lone big file, standard input, FIFOs and devices are streamed on their own, where
 //!   BLAKE3 (and several algorithms) still use every core.
 //!
@@ -22,7 +22,7 @@ use std::fs::File;
 use std::io::{self, Seek};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
-use lanesum::{hash_many_par, Algorithm, Digest, Engine};
+use lanesum::{hash_many_par, Algorithm, Digest, StreamBatch};
 use rayon::prelude::*;
 
 use crate::hashing::{
@@ -42,10 +42,6 @@ const BUDGET: usize = 64 << 20;
 const GROUP: usize = 32;
 /// Bytes read from each big file per round (`GROUP * GROUP_CHUNK` of buffers).
 const GROUP_CHUNK: usize = 1 << 20;
-/// Each stream is fed this much at a time, round-robin: a quarter of the engine's
-/// per-stream buffer, so when one stream's buffer fills, the others have blocks waiting
-/// for the same round (64 KiB pieces hashed each stream alone: 3x slower).
-const PIECE: usize = 16 << 10;
 
 type Output = (OsString, io::Result<Hashed>);
 
@@ -203,9 +199,11 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             file: File,
             /// Size when stat'ed: mapped up to there, read beyond (a file that grew).
             stat_len: u64,
-            hasher: Option<Streamer>,
             size: u64,
-            result: Option<io::Result<Hashed>>,
+            /// At end of file; its digests come when the whole group is finished.
+            ended: bool,
+            /// A read error, or a mapped window that was truncated.
+            failed: Option<io::Error>,
             buf: &'b mut Vec<u8>,
             map: Option<mapped::Guarded>,
             len: usize,
@@ -215,33 +213,36 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         }
         let may_map = std::env::var_os("LANESUM_NO_MMAP").is_none();
         let (names, files): (Vec<OsString>, Vec<File>) = run.into_iter().unzip();
-        // Each core feeds its share of the streams, on an engine of its own: a shared one
-        // would have each core's rounds lock the other's streams and wait for them.
+        // Each core hashes its share of the streams side by side in lanes, one window of
+        // each at a time, read in place.
         let per_core = files.len().div_ceil(rayon::current_num_threads().max(1));
-        let engines: Vec<Engine> = (0..files.len().div_ceil(per_core))
-            .map(|_| Engine::new())
+        let mut batches: Vec<Vec<StreamBatch>> = (0..files.len())
+            .step_by(per_core)
+            .map(|first| {
+                let n = per_core.min(files.len() - first);
+                self.algs.iter().map(|&a| StreamBatch::new(a, n)).collect()
+            })
             .collect();
         let mut streams: Vec<Stream> = files
             .into_iter()
             .zip(self.group_bufs.iter_mut())
-            .enumerate()
-            .map(|(i, (file, buf))| Stream {
+            .map(|(file, buf)| Stream {
                 stat_len: file.metadata().map_or(0, |m| m.len()),
                 file,
-                hasher: Some(Streamer::with_engine(&engines[i / per_core], self.algs)),
                 size: 0,
-                result: None,
+                ended: false,
+                failed: None,
                 buf,
                 map: None,
                 len: 0,
             })
             .collect();
-        while streams.iter().any(|s| s.result.is_none()) {
+        while streams.iter().any(|s| !s.ended && s.failed.is_none()) {
             // Map the next window of each file (no copy: a third of the time for MD5), or
             // read it: past the stat'ed size, or when a map is refused.
             streams.par_iter_mut().for_each(|s| {
                 s.len = 0;
-                if s.result.is_some() {
+                if s.ended || s.failed.is_some() {
                     return;
                 }
                 if may_map && s.size < s.stat_len {
@@ -254,45 +255,57 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                 }
                 match read_full_at(&s.file, &mut s.buf[..], s.size) {
                     Ok(n) => s.len = n,
-                    Err(e) => s.result = Some(Err(e)),
+                    Err(e) => s.failed = Some(e),
                 }
             });
-            // Round-robin, a piece at a time, so every stream has blocks waiting.
-            streams.par_chunks_mut(per_core).for_each(|share| {
-                let mut off = 0;
-                while off < GROUP_CHUNK {
-                    for s in share.iter_mut().filter(|s| off < s.len) {
-                        let end = s.len.min(off + PIECE);
-                        let data = match &s.map {
-                            Some(m) => &m[off..end],
-                            None => &s.buf[off..end],
-                        };
-                        let h = s.hasher.as_mut().expect("hasher until finished");
-                        h.update(data);
+            streams
+                .par_chunks_mut(per_core)
+                .zip(batches.par_iter_mut())
+                .for_each(|(share, algs)| {
+                    let chunks: Vec<&[u8]> = share
+                        .iter()
+                        .map(|s| match &s.map {
+                            Some(m) => &m[..s.len],
+                            None => &s.buf[..s.len],
+                        })
+                        .collect();
+                    for b in algs.iter_mut() {
+                        b.update(&chunks);
                     }
-                    off += PIECE;
-                }
-            });
+                });
             for s in &mut streams {
-                if s.result.is_some() {
+                if s.ended || s.failed.is_some() {
                     continue;
                 }
                 s.size += s.len as u64;
                 if let Some(map) = s.map.take() {
                     if map.truncated() {
-                        s.result = Some(Err(io::Error::other("file shrank while it was read")));
+                        s.failed = Some(io::Error::other("file shrank while it was read"));
                     }
                 } else if s.len < GROUP_CHUNK {
-                    let digests = s.hasher.take().expect("hasher").finalize();
-                    s.result = Some(Ok(Hashed {
-                        size: s.size,
-                        digests,
-                    }));
+                    s.ended = true;
                 }
             }
         }
+        let mut digests = batches.into_iter().flat_map(|algs| {
+            let per_alg: Vec<Vec<Digest>> = algs.into_iter().map(StreamBatch::finalize).collect();
+            let n = per_alg.first().map_or(0, Vec::len);
+            (0..n).map(move |i| {
+                per_alg
+                    .iter()
+                    .map(|d| d[i].clone())
+                    .collect::<Vec<Digest>>()
+            })
+        });
         for (name, s) in names.into_iter().zip(streams) {
-            let r = s.result.expect("every stream finished");
+            let d = digests.next().unwrap_or_default();
+            let r = match s.failed {
+                Some(e) => Err(e),
+                None => Ok(Hashed {
+                    size: s.size,
+                    digests: d,
+                }),
+            };
             self.ready.push_back((name, r));
         }
     }

@@ -24,6 +24,7 @@ mod lanes;
 mod merkle_damgard;
 pub mod modes;
 mod schedule;
+mod stream_batch;
 
 mod blake2;
 mod blake3;
@@ -39,3 +40,4 @@ pub use batch::{hash_many, hash_many_par, hash_many_with, kernels, KernelInfo};
 pub use digest::{hex_lower, Digest};
 pub use engine::{Engine, LaneHasher, MultiHasher};
 pub use hasher::{hash, Hasher};
+pub use stream_batch::StreamBatch;

@@ -1,0 +1,239 @@
+//! Many streams on one thread, each fed a chunk at a time, hashed side by side in lanes.
+//!
+//! For a caller that holds many inputs but not whole (files read a window at a time, an
+//! event loop's uploads): each [`StreamBatch::update`] hashes one chunk of every stream in
+//! one lane pass, read in place, as `hash_many` would hash whole messages. Unlike the
+//! [`Engine`](crate::Engine), nothing is copied and no thread waits: the caller already
+//! has every stream's next bytes at hand.
+
+use crate::isa;
+use crate::lanes::LaneKernel;
+use crate::md5::{self, Md5};
+use crate::merkle_damgard::{self, digest_of, Family, MAX_BLOCK};
+use crate::schedule::{self, best, Job};
+use crate::sha1::{self, Sha1};
+use crate::sha256::{self, Sha256};
+use crate::sha512::{self, Sha512};
+use crate::{Algorithm, Digest, Hasher};
+
+/// `n` streams of one algorithm, updated together and finished together.
+///
+/// ```
+/// use lanesum::{hash, Algorithm, StreamBatch};
+/// let mut b = StreamBatch::new(Algorithm::Sha256, 2);
+/// b.update(&[b"ab", b"x"]);
+/// b.update(&[b"c", b""]);
+/// let d = b.finalize();
+/// assert_eq!(d, [hash(Algorithm::Sha256, b"abc"), hash(Algorithm::Sha256, b"x")]);
+/// ```
+pub struct StreamBatch {
+    alg: Algorithm,
+    inner: Inner,
+}
+
+enum Inner {
+    Md5(Streams<Md5>),
+    Sha1(Streams<Sha1>),
+    Sha256(Streams<Sha256>),
+    Sha512(Streams<Sha512>),
+    /// Algorithms without lane kernels: one hasher each.
+    Plain(Vec<Hasher>),
+}
+
+impl StreamBatch {
+    /// `n` empty streams of `alg`.
+    ///
+    /// # Panics
+    /// As [`Hasher::new`], for a hand-built algorithm with an impossible length.
+    pub fn new(alg: Algorithm, n: usize) -> StreamBatch {
+        let inner = match alg {
+            Algorithm::Md5 => Inner::Md5(Streams::new(md5::IV, n)),
+            Algorithm::Sha1 => Inner::Sha1(Streams::new(sha1::IV, n)),
+            Algorithm::Sha224 => Inner::Sha256(Streams::new(sha256::IV_224, n)),
+            Algorithm::Sha256 => Inner::Sha256(Streams::new(sha256::IV_256, n)),
+            Algorithm::Sha384 => Inner::Sha512(Streams::new(sha512::IV_384, n)),
+            Algorithm::Sha512 => Inner::Sha512(Streams::new(sha512::IV_512, n)),
+            Algorithm::Sha512_224 => Inner::Sha512(Streams::new(sha512::IV_512_224, n)),
+            Algorithm::Sha512_256 => Inner::Sha512(Streams::new(sha512::IV_512_256, n)),
+            _ => Inner::Plain((0..n).map(|_| Hasher::new(alg)).collect()),
+        };
+        StreamBatch { alg, inner }
+    }
+
+    pub fn algorithm(&self) -> Algorithm {
+        self.alg
+    }
+
+    /// Append `chunks[i]` to stream `i` (any lengths, empty included).
+    ///
+    /// # Panics
+    /// If `chunks` does not have one entry per stream.
+    pub fn update(&mut self, chunks: &[&[u8]]) -> &mut Self {
+        match &mut self.inner {
+            Inner::Md5(s) => s.update(chunks),
+            Inner::Sha1(s) => s.update(chunks),
+            Inner::Sha256(s) => s.update(chunks),
+            Inner::Sha512(s) => s.update(chunks),
+            Inner::Plain(hs) => {
+                assert_eq!(chunks.len(), hs.len(), "one chunk per stream");
+                for (h, c) in hs.iter_mut().zip(chunks) {
+                    h.update(c);
+                }
+            }
+        }
+        self
+    }
+
+    /// Every stream's digest, in stream order.
+    pub fn finalize(self) -> Vec<Digest> {
+        let len = self.alg.digest_len();
+        match self.inner {
+            Inner::Md5(s) => s.finalize(len),
+            Inner::Sha1(s) => s.finalize(len),
+            Inner::Sha256(s) => s.finalize(len),
+            Inner::Sha512(s) => s.finalize(len),
+            Inner::Plain(hs) => hs.into_iter().map(Hasher::finalize).collect(),
+        }
+    }
+}
+
+struct Streams<F: Family> {
+    kernels: Vec<LaneKernel<F::Word>>,
+    states: Vec<F::State>,
+    /// Each stream's bytes short of a whole block.
+    carry: Vec<[u8; MAX_BLOCK]>,
+    carry_len: Vec<usize>,
+    total: Vec<u64>,
+}
+
+impl<F: Family> Streams<F> {
+    fn new(iv: F::State, n: usize) -> Self {
+        Streams {
+            kernels: merkle_damgard::kernels::<F>(isa::active()),
+            states: vec![iv; n],
+            carry: vec![[0; MAX_BLOCK]; n],
+            carry_len: vec![0; n],
+            total: vec![0; n],
+        }
+    }
+
+    fn update(&mut self, chunks: &[&[u8]]) {
+        assert_eq!(chunks.len(), self.states.len(), "one chunk per stream");
+        // A stream's carried bytes completed to a block from its chunk's start.
+        let mut heads: Vec<[u8; MAX_BLOCK]> = Vec::with_capacity(chunks.len());
+        // (stream, head length, whole blocks of the chunk after the head)
+        let mut work: Vec<(usize, usize, &[u8])> = Vec::with_capacity(chunks.len());
+        for (i, &c) in chunks.iter().enumerate() {
+            self.total[i] = self.total[i].wrapping_add(c.len() as u64);
+            let have = self.carry_len[i];
+            if have + c.len() < F::BLOCK {
+                self.carry[i][have..have + c.len()].copy_from_slice(c);
+                self.carry_len[i] += c.len();
+                continue;
+            }
+            let fill = (F::BLOCK - have) % F::BLOCK;
+            let mut head = self.carry[i];
+            head[have..have + fill].copy_from_slice(&c[..fill]);
+            let head_len = if have == 0 { 0 } else { F::BLOCK };
+            let rest = &c[fill..];
+            let whole = rest.len() - rest.len() % F::BLOCK;
+            let left = &rest[whole..];
+            self.carry[i][..left.len()].copy_from_slice(left);
+            self.carry_len[i] = left.len();
+            heads.push(head);
+            work.push((i, head_len, &rest[..whole]));
+        }
+        // Longest first: the end of the pass, where lanes run empty, holds short chunks.
+        let mut order: Vec<usize> = (0..work.len()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(work[k].1 + work[k].2.len()));
+        let jobs: Vec<(usize, Job<F>)> = order
+            .iter()
+            .map(|&k| {
+                let (i, head_len, body) = work[k];
+                let job = Job {
+                    state: self.states[i],
+                    segs: [&heads[k][..head_len], body, &[]],
+                    fin: None,
+                };
+                (i, job)
+            })
+            .collect();
+        self.run(jobs);
+    }
+
+    fn finalize(mut self, len: usize) -> Vec<Digest> {
+        let carry = std::mem::take(&mut self.carry);
+        let jobs: Vec<(usize, Job<F>)> = (0..self.states.len())
+            .map(|i| {
+                let job = Job {
+                    state: self.states[i],
+                    segs: [&[], &[], &[]],
+                    fin: Some((&carry[i][..self.carry_len[i]], self.total[i])),
+                };
+                (i, job)
+            })
+            .collect();
+        self.run(jobs);
+        self.states.iter().map(|s| digest_of::<F>(s, len)).collect()
+    }
+
+    /// Hash `jobs` in lanes (or on the single-stream path when too few), into `states`.
+    fn run(&mut self, jobs: Vec<(usize, Job<F>)>) {
+        let k = best(&self.kernels, jobs.len());
+        if k.lanes == 1 {
+            for (i, job) in jobs {
+                self.states[i] = job.run_single();
+            }
+            return;
+        }
+        let states = &mut self.states;
+        schedule::run::<F>(&self.kernels, k, true, jobs.into_iter(), |i, s| {
+            states[i] = *s
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash;
+    use rand::{Rng, SeedableRng};
+
+    /// Random streams fed random chunks (empty, sub-block, many blocks) match `hash`.
+    #[test]
+    fn matches_one_shot_hash() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        let algs = Algorithm::LANED
+            .iter()
+            .copied()
+            .chain([Algorithm::Blake2b(64), Algorithm::Blake3(32)]);
+        for alg in algs {
+            for n in [0usize, 1, 2, 5, 17, 40] {
+                let msgs: Vec<Vec<u8>> = (0..n)
+                    .map(|_| {
+                        let len = rng.random_range(0..20_000);
+                        (0..len).map(|_| rng.random()).collect()
+                    })
+                    .collect();
+                let mut pos = vec![0usize; n];
+                let mut b = StreamBatch::new(alg, n);
+                while pos.iter().zip(&msgs).any(|(p, m)| *p < m.len()) {
+                    let cap = [1usize, 70, 300, 5000][rng.random_range(0..4)];
+                    let chunks: Vec<&[u8]> = (0..n)
+                        .map(|i| {
+                            let k = rng.random_range(0..=cap).min(msgs[i].len() - pos[i]);
+                            let c = &msgs[i][pos[i]..pos[i] + k];
+                            pos[i] += k;
+                            c
+                        })
+                        .collect();
+                    b.update(&chunks);
+                }
+                let got = b.finalize();
+                for (m, d) in msgs.iter().zip(&got) {
+                    assert_eq!(*d, hash(alg, m), "{alg} n {n} len {}", m.len());
+                }
+            }
+        }
+    }
+}
