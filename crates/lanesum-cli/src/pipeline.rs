@@ -122,7 +122,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                 }
                 Opened::Big(f) => {
                     let mut run = vec![(name, f)];
-                    let group = if self.algs.iter().any(|&a| has_lanes(a)) {
+                    let group = if self.algs.iter().any(|a| a.streams_in_lanes()) {
                         GROUP
                     } else {
                         1
@@ -334,22 +334,6 @@ fn read_full_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         }
     }
     Ok(n)
-}
-
-/// Whether `alg` has multi-lane kernels, so big files gain from being hashed side by
-/// side; the others (BLAKE2, BLAKE3, the modes) use every core on one file instead.
-fn has_lanes(alg: Algorithm) -> bool {
-    matches!(
-        alg,
-        Algorithm::Md5
-            | Algorithm::Sha1
-            | Algorithm::Sha224
-            | Algorithm::Sha256
-            | Algorithm::Sha384
-            | Algorithm::Sha512
-            | Algorithm::Sha512_224
-            | Algorithm::Sha512_256
-    )
 }
 
 /// Files at least this large, hashed alone with BLAKE3 (or BitTorrent v2), are mapped.

@@ -109,6 +109,13 @@ impl Algorithm {
         Algorithm::Blake3(32),
     ];
 
+    /// Whether streams of this algorithm share SIMD lanes ([`LaneHasher`](crate::LaneHasher),
+    /// [`StreamBatch`](crate::StreamBatch)): MD5, SHA-1 and the SHA-2 family. The others
+    /// hash one stream at a time (BLAKE3 spreading a large one over every core).
+    pub fn streams_in_lanes(self) -> bool {
+        crate::merkle_damgard::start(self).is_some()
+    }
+
     /// Digest length in bytes.
     pub fn digest_len(self) -> usize {
         match self {

@@ -9,12 +9,12 @@ use std::sync::OnceLock;
 
 use crate::isa::{self, Features};
 use crate::lanes::LaneKernel;
-use crate::md5::{self, Md5};
-use crate::merkle_damgard::{self, digest_of, Family};
+use crate::md5::Md5;
+use crate::merkle_damgard::{self, digest_of, Family, Start};
 use crate::schedule::{self, best, Job};
-use crate::sha1::{self, Sha1};
-use crate::sha256::{self, Sha256};
-use crate::sha512::{self, Sha512};
+use crate::sha1::Sha1;
+use crate::sha256::Sha256;
+use crate::sha512::Sha512;
 use crate::{hash, Algorithm, Digest};
 
 /// The digests of `msgs` under `alg`, in order, using the best kernels of this CPU.
@@ -81,11 +81,11 @@ pub fn kernels(alg: Algorithm) -> Vec<KernelInfo> {
             .collect()
     }
     let f = isa::active();
-    match family(alg) {
-        Some(Fam::Md5) => infos(merkle_damgard::kernels::<Md5>(f)),
-        Some(Fam::Sha1) => infos(merkle_damgard::kernels::<Sha1>(f)),
-        Some(Fam::Sha256) => infos(merkle_damgard::kernels::<Sha256>(f)),
-        Some(Fam::Sha512) => infos(merkle_damgard::kernels::<Sha512>(f)),
+    match merkle_damgard::start(alg) {
+        Some(Start::Md5(_)) => infos(merkle_damgard::kernels::<Md5>(f)),
+        Some(Start::Sha1(_)) => infos(merkle_damgard::kernels::<Sha1>(f)),
+        Some(Start::Sha256(_)) => infos(merkle_damgard::kernels::<Sha256>(f)),
+        Some(Start::Sha512(_)) => infos(merkle_damgard::kernels::<Sha512>(f)),
         None => {
             let mut v = vec![KernelInfo {
                 name: "x1",
@@ -142,25 +142,6 @@ fn run_batch<F: Family>(
     )
 }
 
-enum Fam {
-    Md5,
-    Sha1,
-    Sha256,
-    Sha512,
-}
-
-fn family(alg: Algorithm) -> Option<Fam> {
-    match alg {
-        Algorithm::Md5 => Some(Fam::Md5),
-        Algorithm::Sha1 => Some(Fam::Sha1),
-        Algorithm::Sha224 | Algorithm::Sha256 => Some(Fam::Sha256),
-        Algorithm::Sha384 | Algorithm::Sha512 | Algorithm::Sha512_224 | Algorithm::Sha512_256 => {
-            Some(Fam::Sha512)
-        }
-        _ => None,
-    }
-}
-
 fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Option<Vec<Digest>> {
     /// The kernel list of one family under the process's features, built once.
     type Cache<W> = OnceLock<Vec<LaneKernel<W>>>;
@@ -191,15 +172,14 @@ fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Opt
         }
         run_batch::<F>(iv, alg.digest_len(), msgs, kernels, forced)
     }
+    match merkle_damgard::start(alg) {
+        Some(Start::Md5(iv)) => return go::<Md5>(&MD5, alg, iv, msgs, f, forced),
+        Some(Start::Sha1(iv)) => return go::<Sha1>(&SHA1, alg, iv, msgs, f, forced),
+        Some(Start::Sha256(iv)) => return go::<Sha256>(&SHA256, alg, iv, msgs, f, forced),
+        Some(Start::Sha512(iv)) => return go::<Sha512>(&SHA512, alg, iv, msgs, f, forced),
+        None => {}
+    }
     match alg {
-        Algorithm::Md5 => go::<Md5>(&MD5, alg, md5::IV, msgs, f, forced),
-        Algorithm::Sha1 => go::<Sha1>(&SHA1, alg, sha1::IV, msgs, f, forced),
-        Algorithm::Sha224 => go::<Sha256>(&SHA256, alg, sha256::IV_224, msgs, f, forced),
-        Algorithm::Sha256 => go::<Sha256>(&SHA256, alg, sha256::IV_256, msgs, f, forced),
-        Algorithm::Sha384 => go::<Sha512>(&SHA512, alg, sha512::IV_384, msgs, f, forced),
-        Algorithm::Sha512 => go::<Sha512>(&SHA512, alg, sha512::IV_512, msgs, f, forced),
-        Algorithm::Sha512_224 => go::<Sha512>(&SHA512, alg, sha512::IV_512_224, msgs, f, forced),
-        Algorithm::Sha512_256 => go::<Sha512>(&SHA512, alg, sha512::IV_512_256, msgs, f, forced),
         Algorithm::Blake3(n) => match forced {
             None | Some("lanes") => Some(crate::blake3::many::hash_many(msgs, n, f)),
             Some("x1") => Some(msgs.iter().map(|m| hash(alg, m)).collect()),
@@ -281,7 +261,7 @@ mod tests {
                 .collect();
             let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
             for forced in [None, Some("p4"), Some("p64")] {
-                let got = run_batch::<Md5>(md5::IV, 16, &refs, &ks, forced).unwrap();
+                let got = run_batch::<Md5>(crate::md5::IV, 16, &refs, &ks, forced).unwrap();
                 for (m, d) in msgs.iter().zip(&got) {
                     assert_eq!(
                         *d,

@@ -2,11 +2,11 @@
 
 use std::io;
 
-use crate::md5::{self, Md5};
-use crate::merkle_damgard::MdHasher;
-use crate::sha1::{self, Sha1};
-use crate::sha256::{self, Sha256};
-use crate::sha512::{self, Sha512};
+use crate::md5::Md5;
+use crate::merkle_damgard::{self, MdHasher, Start};
+use crate::sha1::Sha1;
+use crate::sha256::Sha256;
+use crate::sha512::Sha512;
 use crate::{Algorithm, Digest};
 
 /// BLAKE3 hands updates at least this large to rayon: below it, thread hand-off costs more
@@ -55,15 +55,19 @@ impl Hasher {
     /// `FromStr` or built with [`Algorithm::with_bits`] are always valid.
     pub fn new(alg: Algorithm) -> Hasher {
         assert!(alg.is_valid(), "invalid output length for {alg:?}");
-        let inner = match alg {
-            Algorithm::Md5 => Inner::Md5(MdHasher::new(md5::IV)),
-            Algorithm::Sha1 => Inner::Sha1(MdHasher::new(sha1::IV)),
-            Algorithm::Sha224 => Inner::Sha256(MdHasher::new(sha256::IV_224)),
-            Algorithm::Sha256 => Inner::Sha256(MdHasher::new(sha256::IV_256)),
-            Algorithm::Sha384 => Inner::Sha512(MdHasher::new(sha512::IV_384)),
-            Algorithm::Sha512 => Inner::Sha512(MdHasher::new(sha512::IV_512)),
-            Algorithm::Sha512_224 => Inner::Sha512(MdHasher::new(sha512::IV_512_224)),
-            Algorithm::Sha512_256 => Inner::Sha512(MdHasher::new(sha512::IV_512_256)),
+        let inner = match merkle_damgard::start(alg) {
+            Some(Start::Md5(iv)) => Inner::Md5(MdHasher::new(iv)),
+            Some(Start::Sha1(iv)) => Inner::Sha1(MdHasher::new(iv)),
+            Some(Start::Sha256(iv)) => Inner::Sha256(MdHasher::new(iv)),
+            Some(Start::Sha512(iv)) => Inner::Sha512(MdHasher::new(iv)),
+            None => Self::other(alg),
+        };
+        Hasher { alg, inner }
+    }
+
+    /// The algorithms without a Merkle-Damgard family.
+    fn other(alg: Algorithm) -> Inner {
+        match alg {
             Algorithm::Blake2b(n) => Inner::Blake2b(Box::new(
                 blake2b_simd::Params::new()
                     .hash_length(n as usize)
@@ -87,8 +91,8 @@ impl Hasher {
                     .to_state(),
             )),
             Algorithm::Btv2 => Inner::Btv2(Box::default()),
-        };
-        Hasher { alg, inner }
+            _ => unreachable!("{alg} has a Merkle-Damgard family"),
+        }
     }
 
     pub fn algorithm(&self) -> Algorithm {

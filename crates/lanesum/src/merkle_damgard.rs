@@ -4,7 +4,7 @@
 
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
-use crate::Digest;
+use crate::{md5, sha1, sha256, sha512, Algorithm, Digest};
 
 /// A word of chaining state (`u32` or `u64`).
 pub(crate) trait Word:
@@ -182,4 +182,28 @@ impl<F: Family> MdHasher<F> {
         F::compress(&mut self.state, &last[..used]);
         digest_of::<F>(&self.state, len)
     }
+}
+
+/// A lane algorithm's family, with the algorithm's initial chaining state: the one place
+/// that maps algorithms onto the four compression families.
+pub(crate) enum Start {
+    Md5([u32; 4]),
+    Sha1([u32; 5]),
+    Sha256([u32; 8]),
+    Sha512([u64; 8]),
+}
+
+/// `None` for algorithms without lane kernels (BLAKE2, BLAKE3, the modes).
+pub(crate) fn start(alg: Algorithm) -> Option<Start> {
+    Some(match alg {
+        Algorithm::Md5 => Start::Md5(md5::IV),
+        Algorithm::Sha1 => Start::Sha1(sha1::IV),
+        Algorithm::Sha224 => Start::Sha256(sha256::IV_224),
+        Algorithm::Sha256 => Start::Sha256(sha256::IV_256),
+        Algorithm::Sha384 => Start::Sha512(sha512::IV_384),
+        Algorithm::Sha512 => Start::Sha512(sha512::IV_512),
+        Algorithm::Sha512_224 => Start::Sha512(sha512::IV_512_224),
+        Algorithm::Sha512_256 => Start::Sha512(sha512::IV_512_256),
+        _ => return None,
+    })
 }

@@ -8,12 +8,12 @@
 
 use crate::isa;
 use crate::lanes::LaneKernel;
-use crate::md5::{self, Md5};
-use crate::merkle_damgard::{self, digest_of, Family, MAX_BLOCK};
+use crate::md5::Md5;
+use crate::merkle_damgard::{self, digest_of, Family, Start, MAX_BLOCK};
 use crate::schedule::{self, best, Job};
-use crate::sha1::{self, Sha1};
-use crate::sha256::{self, Sha256};
-use crate::sha512::{self, Sha512};
+use crate::sha1::Sha1;
+use crate::sha256::Sha256;
+use crate::sha512::Sha512;
 use crate::{Algorithm, Digest, Hasher};
 
 /// `n` streams of one algorithm, updated together and finished together.
@@ -46,16 +46,12 @@ impl StreamBatch {
     /// # Panics
     /// As [`Hasher::new`], for a hand-built algorithm with an impossible length.
     pub fn new(alg: Algorithm, n: usize) -> StreamBatch {
-        let inner = match alg {
-            Algorithm::Md5 => Inner::Md5(Streams::new(md5::IV, n)),
-            Algorithm::Sha1 => Inner::Sha1(Streams::new(sha1::IV, n)),
-            Algorithm::Sha224 => Inner::Sha256(Streams::new(sha256::IV_224, n)),
-            Algorithm::Sha256 => Inner::Sha256(Streams::new(sha256::IV_256, n)),
-            Algorithm::Sha384 => Inner::Sha512(Streams::new(sha512::IV_384, n)),
-            Algorithm::Sha512 => Inner::Sha512(Streams::new(sha512::IV_512, n)),
-            Algorithm::Sha512_224 => Inner::Sha512(Streams::new(sha512::IV_512_224, n)),
-            Algorithm::Sha512_256 => Inner::Sha512(Streams::new(sha512::IV_512_256, n)),
-            _ => Inner::Plain((0..n).map(|_| Hasher::new(alg)).collect()),
+        let inner = match merkle_damgard::start(alg) {
+            Some(Start::Md5(iv)) => Inner::Md5(Streams::new(iv, n)),
+            Some(Start::Sha1(iv)) => Inner::Sha1(Streams::new(iv, n)),
+            Some(Start::Sha256(iv)) => Inner::Sha256(Streams::new(iv, n)),
+            Some(Start::Sha512(iv)) => Inner::Sha512(Streams::new(iv, n)),
+            None => Inner::Plain((0..n).map(|_| Hasher::new(alg)).collect()),
         };
         StreamBatch { alg, inner }
     }

@@ -39,10 +39,11 @@ mod pool;
 use std::io;
 use std::sync::{Arc, OnceLock};
 
-use crate::md5::{self, Md5};
-use crate::sha1::{self, Sha1};
-use crate::sha256::{self, Sha256};
-use crate::sha512::{self, Sha512};
+use crate::md5::Md5;
+use crate::merkle_damgard::{self, Start};
+use crate::sha1::Sha1;
+use crate::sha256::Sha256;
+use crate::sha512::Sha512;
 use crate::{isa, Algorithm, Digest, Hasher};
 pub use multi::MultiHasher;
 use pool::{Pool, Stream};
@@ -88,20 +89,12 @@ impl Engine {
     /// # Panics
     /// As [`Hasher::new`], for a hand-built algorithm with an impossible length.
     pub fn hasher(&self, alg: Algorithm) -> LaneHasher {
-        let inner = match alg {
-            Algorithm::Md5 => Inner::Md5(Stream::new(self.md5.clone(), md5::IV)),
-            Algorithm::Sha1 => Inner::Sha1(Stream::new(self.sha1.clone(), sha1::IV)),
-            Algorithm::Sha224 => Inner::Sha256(Stream::new(self.sha256.clone(), sha256::IV_224)),
-            Algorithm::Sha256 => Inner::Sha256(Stream::new(self.sha256.clone(), sha256::IV_256)),
-            Algorithm::Sha384 => Inner::Sha512(Stream::new(self.sha512.clone(), sha512::IV_384)),
-            Algorithm::Sha512 => Inner::Sha512(Stream::new(self.sha512.clone(), sha512::IV_512)),
-            Algorithm::Sha512_224 => {
-                Inner::Sha512(Stream::new(self.sha512.clone(), sha512::IV_512_224))
-            }
-            Algorithm::Sha512_256 => {
-                Inner::Sha512(Stream::new(self.sha512.clone(), sha512::IV_512_256))
-            }
-            _ => Inner::Plain(Hasher::new(alg)),
+        let inner = match merkle_damgard::start(alg) {
+            Some(Start::Md5(iv)) => Inner::Md5(Stream::new(self.md5.clone(), iv)),
+            Some(Start::Sha1(iv)) => Inner::Sha1(Stream::new(self.sha1.clone(), iv)),
+            Some(Start::Sha256(iv)) => Inner::Sha256(Stream::new(self.sha256.clone(), iv)),
+            Some(Start::Sha512(iv)) => Inner::Sha512(Stream::new(self.sha512.clone(), iv)),
+            None => Inner::Plain(Hasher::new(alg)),
         };
         LaneHasher { alg, inner }
     }
