@@ -205,36 +205,41 @@ impl std::ops::Deref for Contents {
     }
 }
 
-/// Regular files at least this large are mapped by [`read_all`].
+/// Regular files at least this large are mapped by [`open_source`].
 const MMAP_MIN: u64 = 16 << 20;
 
-/// Read an input whole, for the modes that need all of it at once (`--etag`, `--blocks`,
-/// `--torrent-pieces`). Large files are mapped: those modes are the only users of mmap,
-/// and main.rs turns a SIGBUS from a file truncated under the mapping into a message.
-pub fn read_all(input: &Input) -> io::Result<Contents> {
-    match input {
-        Input::Stdin => {
-            let mut v = Vec::new();
-            io::stdin().lock().read_to_end(&mut v)?;
-            Ok(Contents::Read(v))
-        }
-        Input::Path(p) => {
-            let mut f = File::open(p)?;
-            let m = f.metadata()?;
-            if m.is_file() && m.len() >= MMAP_MIN && std::env::var_os("LANESUM_NO_MMAP").is_none() {
-                if let Ok(len) = usize::try_from(m.len()) {
-                    // SAFETY: the mapping is only read. If another process truncates the
-                    // file while it is mapped, reading the vanished pages raises SIGBUS,
-                    // which main.rs turns into a clear error message and exit status 1;
-                    // other concurrent writes only change the bytes hashed.
-                    if let Ok(map) = unsafe { memmap2::MmapOptions::new().len(len).map(&f) } {
-                        return Ok(Contents::Mapped(map));
-                    }
-                }
+/// An input for the modes that work on whole inputs (`--etag`, `--blocks`,
+/// `--torrent-pieces`): a regular file whole (mapped when large), anything else (standard
+/// input, FIFOs, devices) as a reader to take a chunk at a time, in bounded memory.
+pub enum Source {
+    Whole(Contents),
+    Stream(Box<dyn Read>),
+}
+
+/// Open `input` for the whole-input modes. Large files are mapped: main.rs turns a SIGBUS
+/// from a file truncated under the mapping into a message.
+pub fn open_source(input: &Input) -> io::Result<Source> {
+    let p = match input {
+        Input::Stdin => return Ok(Source::Stream(Box::new(io::stdin()))),
+        Input::Path(p) => p,
+    };
+    let mut f = File::open(p)?;
+    let m = f.metadata()?;
+    if !m.is_file() {
+        return Ok(Source::Stream(Box::new(f)));
+    }
+    if m.len() >= MMAP_MIN && std::env::var_os("LANESUM_NO_MMAP").is_none() {
+        if let Ok(len) = usize::try_from(m.len()) {
+            // SAFETY: the mapping is only read. If another process truncates the file
+            // while it is mapped, reading the vanished pages raises SIGBUS, which main.rs
+            // turns into a clear error message and exit status 1; other concurrent
+            // writes only change the bytes hashed.
+            if let Ok(map) = unsafe { memmap2::MmapOptions::new().len(len).map(&f) } {
+                return Ok(Source::Whole(Contents::Mapped(map)));
             }
-            let mut v = Vec::new();
-            f.read_to_end(&mut v)?;
-            Ok(Contents::Read(v))
         }
     }
+    let mut v = Vec::new();
+    f.read_to_end(&mut v)?;
+    Ok(Source::Whole(Contents::Read(v)))
 }

@@ -8,7 +8,7 @@
 //! A mapped file truncated by another process raises SIGBUS on the vanished pages. For a
 //! registered map the handler here puts a zero page at the faulting address and marks the
 //! map: hashing completes and the file is reported as changed while it was read. Any other
-//! SIGBUS (the whole-input modes' maps, see `hashing::read_all`) prints a message and ends
+//! SIGBUS (the whole-input modes' maps, see `hashing::open_source`) prints a message and ends
 //! the run with status 1.
 
 use std::fs::File;

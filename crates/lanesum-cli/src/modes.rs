@@ -9,16 +9,18 @@
 //!   algorithms. An empty file has no blocks and prints nothing.
 //! * `--torrent-pieces PIECE_LEN`: BitTorrent v1 piece hashes, as `--blocks` with SHA-1.
 //!
-//! Each file is read whole (large regular files are memory-mapped); its blocks are hashed
+//! A regular file is read whole (mapped when large); standard input, FIFOs and devices
+//! are read 64 MiB of blocks at a time, so memory stays bounded. Blocks are hashed
 //! through the SIMD lanes on every core (`lanesum::modes`).
 
 use std::ffi::OsString;
+use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 
-use lanesum::{modes, Algorithm};
+use lanesum::{modes, Algorithm, Digest, MultiHasher};
 
 use crate::cli::Options;
-use crate::hashing::{self, Input};
+use crate::hashing::{self, Input, Source};
 use crate::output;
 use crate::report::Reporter;
 
@@ -59,34 +61,146 @@ pub fn parse_size(s: &str) -> Option<usize> {
     usize::try_from(v).ok()
 }
 
+/// Inputs that are not regular files are hashed this many bytes (whole blocks) at a time,
+/// so memory stays bounded however much standard input brings.
+const STREAM_CHUNK: usize = 64 << 20;
+
 /// Run one mode over every input; returns the exit status.
 pub fn run(opts: &Options, mode: Mode, rep: &mut Reporter) -> i32 {
     let mut ok = true;
     let mut line = Vec::with_capacity(256);
     for name in &opts.files {
-        let data = match hashing::read_all(&Input::from_operand(name)) {
-            Ok(d) => d,
-            Err(e) => {
-                rep.file_error(name.as_bytes(), &e);
-                ok = false;
-                continue;
-            }
-        };
         line.clear();
-        match mode {
-            Mode::Etag(part) => {
-                let etag = modes::s3_etag(&data, part);
-                push_plain(&mut line, &etag, name, opts.style.zero);
+        let r = match hashing::open_source(&Input::from_operand(name)) {
+            Ok(Source::Whole(data)) => {
+                whole(opts, mode, &data, name, &mut line);
+                rep.write(&line);
+                Ok(())
             }
-            Mode::Blocks(size) => push_blocks(&mut line, opts, &opts.algs, &data, size, name),
-            Mode::TorrentPieces(size) => {
-                push_blocks(&mut line, opts, &[Algorithm::Sha1], &data, size, name)
-            }
+            Ok(Source::Stream(r)) => streamed(opts, mode, r, name, rep),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = r {
+            rep.file_error(name.as_bytes(), &e);
+            ok = false;
         }
-        rep.write(&line);
         rep.flush();
     }
     i32::from(!ok)
+}
+
+/// The lines of one input held whole: its blocks hashed on every core.
+fn whole(opts: &Options, mode: Mode, data: &[u8], name: &OsString, out: &mut Vec<u8>) {
+    let (algs, size) = match mode {
+        Mode::Etag(part) => {
+            let etag = modes::s3_etag(data, part);
+            push_plain(out, &etag, name, opts.style.zero);
+            return;
+        }
+        Mode::Blocks(size) => (&opts.algs[..], size),
+        Mode::TorrentPieces(size) => (&[Algorithm::Sha1][..], size),
+    };
+    let per_alg: Vec<Vec<Digest>> = algs.iter().map(|&a| modes::blocks(a, data, size)).collect();
+    let blocks = per_alg.first().map_or(0, Vec::len);
+    for i in 0..blocks {
+        let ds: Vec<Digest> = per_alg.iter().map(|d| d[i].clone()).collect();
+        push_block(out, opts, algs, &ds, i, name);
+    }
+}
+
+/// The lines of a streamed input, written a chunk at a time: a read error part way leaves
+/// the blocks before it printed, then the error.
+fn streamed(
+    opts: &Options,
+    mode: Mode,
+    r: impl Read,
+    name: &OsString,
+    rep: &mut Reporter,
+) -> io::Result<()> {
+    let mut out = Vec::new();
+    match mode {
+        Mode::Etag(part) => {
+            let mut parts = Vec::new();
+            stream_blocks(r, &[Algorithm::Md5], part, STREAM_CHUNK, |_, ds| {
+                parts.push(ds[0].clone())
+            })?;
+            push_plain(
+                &mut out,
+                &modes::s3_etag_of_part_md5s(&parts),
+                name,
+                opts.style.zero,
+            );
+            rep.write(&out);
+        }
+        Mode::Blocks(size) | Mode::TorrentPieces(size) => {
+            let algs = match mode {
+                Mode::Blocks(_) => &opts.algs[..],
+                _ => &[Algorithm::Sha1][..],
+            };
+            stream_blocks(r, algs, size, STREAM_CHUNK, |i, ds| {
+                push_block(&mut out, opts, algs, ds, i, name);
+                if out.len() >= 1 << 16 {
+                    rep.write(&out);
+                    out.clear();
+                }
+            })?;
+            rep.write(&out);
+        }
+    }
+    Ok(())
+}
+
+/// Each `size`-byte block's digests under `algs` (`emit(index, digests)`, in block order)
+/// from a reader, in bounded memory: `chunk` bytes of blocks at a time through the lanes,
+/// or each block streamed alone when one is larger than that.
+fn stream_blocks(
+    mut r: impl Read,
+    algs: &[Algorithm],
+    size: usize,
+    chunk: usize,
+    mut emit: impl FnMut(usize, &[Digest]),
+) -> io::Result<()> {
+    let mut index = 0;
+    if size <= chunk {
+        let mut buf = vec![0u8; chunk / size * size];
+        loop {
+            let n = hashing::read_full(&mut r, &mut buf)?;
+            let per_alg: Vec<Vec<Digest>> = algs
+                .iter()
+                .map(|&a| modes::blocks(a, &buf[..n], size))
+                .collect();
+            for i in 0..per_alg.first().map_or(0, Vec::len) {
+                let ds: Vec<Digest> = per_alg.iter().map(|d| d[i].clone()).collect();
+                emit(index, &ds);
+                index += 1;
+            }
+            if n < buf.len() {
+                return Ok(());
+            }
+        }
+    }
+    let mut buf = vec![0u8; chunk.min(1 << 20)];
+    loop {
+        let mut h = MultiHasher::new(algs);
+        let mut got = 0;
+        while got < size {
+            let want = (size - got).min(buf.len());
+            let n = hashing::read_full(&mut r, &mut buf[..want])?;
+            h.update(&buf[..n]);
+            got += n;
+            if n < want {
+                break;
+            }
+        }
+        if got == 0 {
+            return Ok(());
+        }
+        emit(index, &h.finalize());
+        index += 1;
+        if got < size {
+            return Ok(());
+        }
+    }
 }
 
 /// `VALUE  NAME` with md5sum's escaping of the name.
@@ -106,31 +220,51 @@ fn push_plain(out: &mut Vec<u8>, value: &str, name: &OsString, zero: bool) {
     out.push(if zero { 0 } else { b'\n' });
 }
 
-fn push_blocks(
+/// Block `index`'s line for each algorithm: `HEX  NAME:INDEX` (or tagged).
+fn push_block(
     out: &mut Vec<u8>,
     opts: &Options,
     algs: &[Algorithm],
-    data: &[u8],
-    size: usize,
+    digests: &[Digest],
+    index: usize,
     name: &OsString,
 ) {
-    let per_alg: Vec<Vec<lanesum::Digest>> =
-        algs.iter().map(|&a| modes::blocks(a, data, size)).collect();
-    let blocks = per_alg.first().map_or(0, Vec::len);
     let mut label = Vec::with_capacity(name.len() + 12);
-    for i in 0..blocks {
-        label.clear();
-        label.extend_from_slice(name.as_bytes());
-        label.extend_from_slice(format!(":{i}").as_bytes());
-        for (alg, ds) in algs.iter().zip(&per_alg) {
-            output::push_line(out, *alg, &ds[i], &label, opts.style);
-        }
+    label.extend_from_slice(name.as_bytes());
+    label.extend_from_slice(format!(":{index}").as_bytes());
+    for (alg, d) in algs.iter().zip(digests) {
+        output::push_line(out, *alg, d, &label, opts.style);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::*;
+
+    /// Streamed blocks (chunks of several blocks, or blocks bigger than a chunk) are those
+    /// of the whole input.
+    #[test]
+    fn streamed_blocks_match_whole() {
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        let algs = [Algorithm::Md5, Algorithm::Sha256, Algorithm::Blake3(32)];
+        for len in [0usize, 1, 999, 1000, 1001, 4000, 50_000] {
+            for size in [1usize, 64, 1000, 3000, 7777] {
+                for chunk in [1000usize, 4096] {
+                    let mut got: Vec<Vec<Digest>> = Vec::new();
+                    stream_blocks(&data[..len], &algs, size, chunk, |i, ds| {
+                        assert_eq!(i, got.len());
+                        got.push(ds.to_vec());
+                    })
+                    .unwrap();
+                    for (k, &a) in algs.iter().enumerate() {
+                        let want = modes::blocks(a, &data[..len], size);
+                        let have: Vec<Digest> = got.iter().map(|ds| ds[k].clone()).collect();
+                        assert_eq!(have, want, "{a} len {len} size {size} chunk {chunk}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn sizes() {

@@ -144,3 +144,42 @@ fn bad_usage() {
         assert!(o.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// Standard input is read a chunk at a time (bounded memory), with the same results as the
+/// file read whole.
+#[test]
+fn modes_stream_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let f = fixture();
+    let d = f.path();
+    let p = fs::read(d.join("p")).unwrap();
+    for args in [
+        &["--etag", "1M"][..],
+        &["--etag", "100M"],
+        &["--blocks", "64K", "-a", "md5,sha1"],
+        &["--torrent-pieces", "256K"],
+    ] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .arg("-")
+            .env_remove("LANESUM_ISA")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let data = p.clone();
+        let feeder = std::thread::spawn(move || stdin.write_all(&data).unwrap());
+        let o = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        assert!(o.status.success(), "{args:?}");
+        let whole = stdout(d, &[args, &["p"]].concat());
+        let streamed = String::from_utf8(o.stdout).unwrap();
+        assert_eq!(
+            streamed.replace("  -", "  p").replace("(-:", "(p:"),
+            whole,
+            "{args:?}"
+        );
+    }
+}

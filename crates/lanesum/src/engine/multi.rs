@@ -12,13 +12,18 @@ use crate::{Algorithm, Digest};
 /// to another thread costs more than it saves.
 const PAR_MIN: usize = 16 * 1024;
 
+/// A stream hashed alone gathers writes up to this much before the algorithms run side
+/// by side: waking the other cores costs tens of microseconds, a copy of 64 KiB a few.
+const PAR_BATCH: usize = 1 << 20;
+
 /// Computes several algorithms of one stream in one pass.
 ///
-/// When its stream is the only one writing on the engine, a large write runs the
-/// algorithms concurrently on rayon's threads (the costliest first, each thread taking the
-/// next as it finishes), so the time approaches that of the slowest algorithm. When other
-/// streams are writing too, every core is busy anyway: the algorithms run one after the
-/// other on the caller's thread and share each family's lanes with the other streams.
+/// When its stream is the only one writing on the engine, writes are gathered (up to
+/// 1 MiB) and the algorithms run concurrently on rayon's threads (the costliest first, each
+/// thread taking the next as it finishes), so the time approaches that of the slowest
+/// algorithm. When other streams are writing too, every core is busy anyway: the
+/// algorithms run one after the other on the caller's thread and share each family's
+/// lanes with the other streams.
 ///
 /// ```
 /// use lanesum::{hash, Algorithm, MultiHasher};
@@ -33,6 +38,8 @@ pub struct MultiHasher {
     /// Costliest first; `slot[i]` is the output position of `hashers[i]`.
     hashers: Vec<LaneHasher>,
     slot: Vec<usize>,
+    /// Writes gathered for the next parallel pass (alone on the engine only).
+    pending: Vec<u8>,
 }
 
 impl MultiHasher {
@@ -49,14 +56,44 @@ impl MultiHasher {
             engine: engine.clone(),
             hashers: slot.iter().map(|&i| engine.hasher(algs[i])).collect(),
             slot,
+            pending: Vec::new(),
         }
     }
 
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
         let n = self.hashers.len();
-        let threads = rayon::current_num_threads().min(n);
         // Our own streams count as writers once they have written.
-        if threads > 1 && data.len() >= PAR_MIN && self.engine.writers() <= n {
+        let alone = n > 1 && rayon::current_num_threads() > 1 && self.engine.writers() <= n;
+        if !alone {
+            self.flush();
+            self.each(data);
+        } else if self.pending.len() + data.len() <= PAR_BATCH {
+            self.pending.extend_from_slice(data);
+            if self.pending.len() == PAR_BATCH {
+                self.flush();
+            }
+        } else {
+            self.flush();
+            self.each(data);
+        }
+        self
+    }
+
+    /// Hash the gathered writes.
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let pending = std::mem::take(&mut self.pending);
+            self.each(&pending);
+            self.pending = pending;
+            self.pending.clear();
+        }
+    }
+
+    /// `data` through every algorithm: side by side on several cores when it is large
+    /// enough to pay, else one after the other here.
+    fn each(&mut self, data: &[u8]) {
+        let threads = rayon::current_num_threads().min(self.hashers.len());
+        if threads > 1 && data.len() >= PAR_MIN {
             let next = AtomicUsize::new(0);
             let cells: Vec<parking_lot::Mutex<&mut LaneHasher>> = self
                 .hashers
@@ -83,11 +120,11 @@ impl MultiHasher {
                 h.update(data);
             }
         }
-        self
     }
 
     /// The digests, in the order the algorithms were given.
-    pub fn finalize(self) -> Vec<Digest> {
+    pub fn finalize(mut self) -> Vec<Digest> {
+        self.flush();
         let mut out = vec![Digest::from_bytes(&[]); self.hashers.len()];
         for (h, &i) in self.hashers.into_iter().zip(&self.slot) {
             out[i] = h.finalize();

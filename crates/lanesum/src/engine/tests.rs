@@ -237,11 +237,20 @@ fn multi_hasher_matches_each_algorithm() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(4);
     let data = random_bytes(&mut rng, 3 << 20);
     for algs in [&all[..], &all[..1], &all[2..6], &all[8..]] {
-        for len in [0usize, 1, 1000, 70_000, 3 << 20] {
-            let mut m = MultiHasher::new(algs);
+        for (len, own) in [0usize, 1, 1000, 70_000, 3 << 20]
+            .into_iter()
+            .flat_map(|l| [(l, false), (l, true)])
+        {
+            // A private engine: alone on it, so writes are gathered and run side by side.
+            let mut m = if own {
+                MultiHasher::with_engine(&Engine::new(), algs)
+            } else {
+                MultiHasher::new(algs)
+            };
             let mut rest = &data[..len];
             while !rest.is_empty() {
-                let n = rng.random_range(0..400_000).min(rest.len());
+                let cap = [10, 5000, 400_000, 2_000_000][rng.random_range(0..4)];
+                let n = rng.random_range(0..cap).min(rest.len());
                 m.update(&rest[..n]);
                 rest = &rest[n..];
             }
