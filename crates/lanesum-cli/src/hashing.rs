@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read};
 
-use lanesum::{Algorithm, Digest, LaneHasher, MultiHasher};
+use lanesum::{Algorithm, Digest, MultiHasher};
 
 /// Read size for a streamed input: large enough that per-read overhead and BLAKE3's
 /// hand-off to rayon vanish, small enough that a few of them stay cheap.
@@ -78,38 +78,13 @@ pub fn hash_jobs<'a>(
     crate::pipeline::Pipeline::new(jobs, algs)
 }
 
-/// A streaming hasher for one input: lanes shared with every other stream of the process,
-/// and with several algorithms, those computed side by side.
-pub enum Streamer {
-    One(Box<LaneHasher>),
-    Many(MultiHasher),
-}
-
-impl Streamer {
-    pub fn new(algs: &[Algorithm]) -> Streamer {
-        match algs {
-            [a] => Streamer::One(Box::new(LaneHasher::new(*a))),
-            _ => Streamer::Many(MultiHasher::new(algs)),
-        }
-    }
-
-    pub fn update(&mut self, data: &[u8]) {
-        match self {
-            Streamer::One(h) => {
-                h.update(data);
-            }
-            Streamer::Many(h) => {
-                h.update(data);
-            }
-        }
-    }
-
-    pub fn finalize(self) -> Vec<Digest> {
-        match self {
-            Streamer::One(h) => vec![h.finalize()],
-            Streamer::Many(h) => h.finalize(),
-        }
-    }
+/// One digest list per algorithm (each in input order) turned into one list per input
+/// (in algorithm order), as [`Hashed::digests`] holds them.
+pub fn by_input(per_alg: &[Vec<Digest>]) -> Vec<Vec<Digest>> {
+    let n = per_alg.first().map_or(0, Vec::len);
+    (0..n)
+        .map(|i| per_alg.iter().map(|d| d[i].clone()).collect())
+        .collect()
 }
 
 /// Stream one input that is not a regular file (or is one too big for a window).
@@ -140,13 +115,13 @@ pub fn read_full(mut r: impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// long the input is, and a file that grows or shrinks meanwhile gives the digest of
 /// exactly what was read.
 pub fn hash_reader(r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed> {
-    hash_reader_from(r, Streamer::new(algs), 0)
+    hash_reader_from(r, MultiHasher::new(algs), 0)
 }
 
 /// [`hash_reader`] continuing `hasher`, which has taken `size` bytes already.
 pub fn hash_reader_from(
     mut r: impl Read + Send,
-    mut hasher: Streamer,
+    mut hasher: MultiHasher,
     mut size: u64,
 ) -> io::Result<Hashed> {
     use std::sync::mpsc::sync_channel;

@@ -100,12 +100,15 @@ fn whole(opts: &Options, mode: Mode, data: &[u8], name: &OsString, out: &mut Vec
         Mode::Blocks(size) => (&opts.algs[..], size),
         Mode::TorrentPieces(size) => (&[Algorithm::Sha1][..], size),
     };
-    let per_alg: Vec<Vec<Digest>> = algs.iter().map(|&a| modes::blocks(a, data, size)).collect();
-    let blocks = per_alg.first().map_or(0, Vec::len);
-    for i in 0..blocks {
-        let ds: Vec<Digest> = per_alg.iter().map(|d| d[i].clone()).collect();
-        push_block(out, opts, algs, &ds, i, name);
+    for (i, ds) in blocks(algs, data, size).iter().enumerate() {
+        push_block(out, opts, algs, ds, i, name);
     }
+}
+
+/// Each `size`-byte block's digests under `algs`, block by block, hashed on every core.
+fn blocks(algs: &[Algorithm], data: &[u8], size: usize) -> Vec<Vec<Digest>> {
+    let per_alg: Vec<Vec<Digest>> = algs.iter().map(|&a| modes::blocks(a, data, size)).collect();
+    hashing::by_input(&per_alg)
 }
 
 /// The lines of a streamed input, written a chunk at a time: a read error part way leaves
@@ -165,12 +168,7 @@ fn stream_blocks(
         let mut buf = vec![0u8; chunk / size * size];
         loop {
             let n = hashing::read_full(&mut r, &mut buf)?;
-            let per_alg: Vec<Vec<Digest>> = algs
-                .iter()
-                .map(|&a| modes::blocks(a, &buf[..n], size))
-                .collect();
-            for i in 0..per_alg.first().map_or(0, Vec::len) {
-                let ds: Vec<Digest> = per_alg.iter().map(|d| d[i].clone()).collect();
+            for ds in blocks(algs, &buf[..n], size) {
                 emit(index, &ds);
                 index += 1;
             }

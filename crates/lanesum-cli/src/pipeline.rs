@@ -22,11 +22,11 @@ use std::fs::File;
 use std::io::{self, Seek};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
-use lanesum::{hash_many_par, Algorithm, Digest, StreamBatch};
+use lanesum::{hash_many_par, Algorithm, Digest, MultiHasher, StreamBatch};
 use rayon::prelude::*;
 
 use crate::hashing::{
-    hash_reader, hash_reader_from, hash_streamed, read_full, Hashed, Input, Job, Streamer,
+    by_input, hash_reader, hash_reader_from, hash_streamed, read_full, Hashed, Input, Job,
 };
 use crate::mapped;
 
@@ -168,13 +168,12 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         }
         let per_alg: Vec<Vec<Digest>> =
             self.algs.iter().map(|&a| hash_many_par(a, &msgs)).collect();
-        let mut k = 0;
+        let mut digests = by_input(&per_alg).into_iter();
         for ((name, mut f, _), (r, buf)) in run.into_iter().zip(reads.into_iter().zip(&slices)) {
             let res = match r {
                 Err(e) => Err(e),
                 Ok(n) if n < buf.len() => {
-                    let digests = per_alg.iter().map(|ds| ds[k].clone()).collect();
-                    k += 1;
+                    let digests = digests.next().expect("a digest per file read");
                     Ok(Hashed {
                         size: n as u64,
                         digests,
@@ -289,13 +288,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         }
         let mut digests = batches.into_iter().flat_map(|algs| {
             let per_alg: Vec<Vec<Digest>> = algs.into_iter().map(StreamBatch::finalize).collect();
-            let n = per_alg.first().map_or(0, Vec::len);
-            (0..n).map(move |i| {
-                per_alg
-                    .iter()
-                    .map(|d| d[i].clone())
-                    .collect::<Vec<Digest>>()
-            })
+            by_input(&per_alg)
         });
         for (name, s) in names.into_iter().zip(streams) {
             let d = digests.next().unwrap_or_default();
@@ -352,7 +345,7 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
     if !parallel || len < MAP_MIN || std::env::var_os("LANESUM_NO_MMAP").is_some() {
         return hash_reader(f, algs);
     }
-    let mut h = Streamer::new(algs);
+    let mut h = MultiHasher::new(algs);
     let mut off = 0u64;
     while off < len {
         let n = (len - off).min(MAP_WINDOW as u64) as usize;
