@@ -11,7 +11,7 @@ use crate::isa::{self, Features};
 use crate::lanes::LaneKernel;
 use crate::md5::Md5;
 use crate::merkle_damgard::{self, digest_of, Family, Start};
-use crate::schedule::{self, best, Job};
+use crate::schedule::{self, best, best_for, Job};
 use crate::sha1::Sha1;
 use crate::sha256::Sha256;
 use crate::sha512::Sha512;
@@ -121,7 +121,10 @@ fn run_batch<F: Family>(
 ) -> Option<Vec<Digest>> {
     let start = match forced {
         Some(name) => *kernels.iter().find(|k| k.name == name)?,
-        None => best(kernels, msgs.len()),
+        None => {
+            let total: usize = msgs.iter().map(|m| m.len()).sum();
+            best_for(kernels, msgs.len(), total / msgs.len().max(1) / F::BLOCK)
+        }
     };
     let mut order: Vec<usize> = (0..msgs.len()).collect();
     if forced.is_none() {

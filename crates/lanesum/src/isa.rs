@@ -156,6 +156,60 @@ pub fn active() -> Features {
     }
 }
 
+/// The core design the kernel speed estimates were measured on. Correctness never
+/// depends on it; it only decides which of several correct kernels is fastest.
+///
+/// Zen 5 gives simple 512-bit integer ops (add, rotate, ternlog) 2-cycle latency where
+/// Intel cores and Zen 4 give 1, so on Zen 5 a kernel needs twice as many independent
+/// lane sets in flight to fill its ports, and SHA-NI runs relatively faster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Uarch {
+    /// Intel, Zen 4 and older, anything unknown: the estimates from an Intel Xeon.
+    Other,
+    /// AMD family 0x1A and later.
+    Zen5,
+}
+
+impl Uarch {
+    /// Reads the CPU vendor and family (CPUID leaves 0 and 1).
+    pub fn detect() -> Uarch {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: CPUID exists on every x86-64 CPU; leaf 1 is read only when leaf 0
+            // says it exists. (`__cpuid` is a safe fn from Rust 1.94; older ones need this.)
+            #[allow(unused_unsafe)]
+            let cpuid = |leaf| unsafe { std::arch::x86_64::__cpuid(leaf) };
+            let leaf0 = cpuid(0);
+            let amd = leaf0.ebx == u32::from_le_bytes(*b"Auth")
+                && leaf0.edx == u32::from_le_bytes(*b"enti")
+                && leaf0.ecx == u32::from_le_bytes(*b"cAMD");
+            if amd && leaf0.eax >= 1 {
+                let eax = cpuid(1).eax;
+                let family = ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff);
+                if family >= 0x1a {
+                    return Uarch::Zen5;
+                }
+            }
+        }
+        Uarch::Other
+    }
+}
+
+/// This CPU's [`Uarch`], read once.
+pub fn uarch() -> Uarch {
+    static UARCH: OnceLock<Uarch> = OnceLock::new();
+    *UARCH.get_or_init(Uarch::detect)
+}
+
+/// A kernel's estimated GB/s per core on this CPU: `other` as measured on an Intel
+/// Xeon (Emerald Rapids), `zen5` as measured on an AMD EPYC Zen 5, both at 16 KiB.
+pub(crate) fn est(other: f32, zen5: f32) -> f32 {
+    match uarch() {
+        Uarch::Other => other,
+        Uarch::Zen5 => zen5,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,8 +25,9 @@ pub(crate) struct LaneKernel<W: 'static> {
     pub name: &'static str,
     /// Number of independent messages per call.
     pub lanes: usize,
-    /// Rough full-lanes throughput in GB/s per core on a current x86 server, used only to
-    /// choose between kernels for a given number of busy lanes.
+    /// Rough full-lanes throughput in GB/s per core on this CPU's [`Uarch`](crate::isa::Uarch)
+    /// (see [`est`](crate::isa::est)), used only to choose between kernels for a given
+    /// number of busy lanes.
     pub est_gbps: f32,
     compress: CompressFn<W>,
 }
@@ -74,6 +75,13 @@ impl<W: Copy + 'static> LaneKernel<W> {
         let n = n.max(1);
         let slots = n.div_ceil(self.lanes) * self.lanes;
         self.est_gbps * n as f32 / slots as f32
+    }
+
+    /// The same when the messages are long enough for the scheduler's balanced tail
+    /// (see `schedule`): with at least as many messages as lanes, no lane runs empty.
+    pub(crate) fn rate_balanced(&self, n: usize) -> f32 {
+        let n = n.max(1);
+        self.est_gbps * n.min(self.lanes) as f32 / self.lanes as f32
     }
 }
 

@@ -7,12 +7,26 @@
 //! padding is done in-lane from a small per-lane tail buffer, and once no job is waiting
 //! it moves the remaining ones to whichever kernel is fastest for that many (down to
 //! SHA-NI or scalar single-stream).
+//!
+//! The end of a batch is balanced: once no more than one kernel's worth of jobs waits,
+//! the rest is laid out with McNaughton's wrap-around rule (the optimal preemptive
+//! schedule on identical machines): with `T = max(longest, total / lanes)` blocks,
+//! lanes are filled in turn up to `T`, and a job that crosses `T` runs its first part at
+//! the start of the next lane and its last part at the end of this one (a lane's state
+//! is parked and restored between calls). So 9 equal messages on an 8-lane kernel
+//! finish together in ~9/8 of the time of 8, instead of the 9th running alone
+//! afterwards at a fraction of the speed, with at most one extra call per job.
 
 use crate::lanes::LaneKernel;
 use crate::merkle_damgard::{pad_final, Family, MAX_BLOCK};
 
 /// Upper bound on lanes of any kernel (AVX-512 MD5 with 8 interleaved sets).
 pub(crate) const MAX_LANES: usize = 128;
+
+/// Average blocks per running job from which the balanced tail pays: the plan costs
+/// up to one extra kernel call per job, which shorter messages do not win back
+/// (measured: MD5 33 x 16 KiB 7.0 -> 10.4 GB/s per core, 33 x 1 KiB 9 -> 2.3).
+const PLAN_MIN_BLOCKS: usize = 128;
 
 /// One message's work for the lanes.
 pub(crate) struct Job<'a, F: Family> {
@@ -74,6 +88,21 @@ struct Lane<'a> {
     end: usize,
 }
 
+impl<'a> Lane<'a> {
+    /// Job `id` at its start (`advance` then moves it past empty segments).
+    fn fresh<F: Family>(id: usize, job: &Job<'a, F>) -> Self {
+        Lane {
+            id,
+            phase: Phase::Body,
+            cur: job.segs[0],
+            next: [job.segs[1], job.segs[2]],
+            fin: job.fin,
+            pos: 0,
+            end: 0,
+        }
+    }
+}
+
 const IDLE: Lane<'static> = Lane {
     id: 0,
     phase: Phase::Idle,
@@ -101,9 +130,11 @@ pub(crate) fn run<'a, F: Family>(
         lanes: Vec::new(),
         tails: Vec::new(),
         done,
+        last_nblocks: 0,
     };
     s.resize(start);
     let mut queue = jobs;
+    let mut tail: Option<Tail<'a, F>> = None;
     loop {
         for l in 0..s.lanes.len() {
             if s.lanes[l].phase == Phase::Idle {
@@ -113,11 +144,21 @@ pub(crate) fn run<'a, F: Family>(
                 }
             }
         }
+        if narrow && queue.len() > 0 && queue.len() <= s.lanes.len() && s.long_jobs() {
+            tail = Some(Tail::plan(&mut s, queue.by_ref()));
+        }
+        let mut cap = usize::MAX;
+        if let Some(t) = &mut tail {
+            cap = t.refill(&mut s);
+            if t.is_over() {
+                tail = None;
+            }
+        }
         let busy = s.lanes.iter().filter(|l| l.phase != Phase::Idle).count();
         if busy == 0 {
             break;
         }
-        if narrow && queue.len() == 0 {
+        if narrow && queue.len() == 0 && tail.is_none() {
             // Only kernels wide enough for every busy lane: nothing is left to refill.
             let wide: Vec<_> = kernels
                 .iter()
@@ -129,18 +170,204 @@ pub(crate) fn run<'a, F: Family>(
                 s.resize(k);
             }
         }
-        s.step();
+        s.step(cap);
+        if let Some(t) = &mut tail {
+            t.after_step(&mut s);
+        }
+    }
+}
+
+/// A job out of the lanes: its lane record, chaining state and padded tail.
+struct Parked<'a, F: Family> {
+    lane: Lane<'a>,
+    state: F::State,
+    tail: [u8; 2 * MAX_BLOCK],
+}
+
+impl<'a, F: Family> Parked<'a, F> {
+    /// A job not started yet (`Lanes::unpark` moves it past empty segments).
+    fn new(id: usize, job: Job<'a, F>) -> Self {
+        Parked {
+            lane: Lane::fresh(id, &job),
+            state: job.state,
+            tail: [0; 2 * MAX_BLOCK],
+        }
+    }
+}
+
+/// Blocks a lane still has to hash, padding included.
+fn blocks_left<F: Family>(lane: &Lane<'_>) -> usize {
+    match lane.phase {
+        Phase::Idle => 0,
+        Phase::Body => {
+            let body = lane.cur.len() + lane.next[0].len() + lane.next[1].len();
+            // The padding adds a 0x80 byte and a length of BLOCK / 8 bytes.
+            let pad = lane
+                .fin
+                .map_or(0, |(t, _)| (t.len() + 1 + F::BLOCK / 8).div_ceil(F::BLOCK));
+            body / F::BLOCK + pad
+        }
+        Phase::Tail => (lane.end - lane.pos) / F::BLOCK,
+    }
+}
+
+/// One piece of a lane's plan: job `job` of the plan's slab, for `cap` blocks (a split
+/// job's first part) or to its end (`usize::MAX`).
+#[derive(Clone, Copy)]
+struct Piece {
+    job: usize,
+    cap: usize,
+}
+
+/// The balanced end of a batch (see the module docs).
+struct Tail<'a, F: Family> {
+    /// Every job of the plan; `None` while it runs in a lane or once it is done.
+    jobs: Vec<Option<Parked<'a, F>>>,
+    done: Vec<bool>,
+    /// Each lane's pieces still to start, in time order.
+    plan: Vec<std::collections::VecDeque<Piece>>,
+    /// The piece each lane is running.
+    running: Vec<Option<Piece>>,
+}
+
+impl<'a, F: Family> Tail<'a, F> {
+    /// Takes every busy lane and every waiting job into a plan.
+    fn plan<D: FnMut(usize, &F::State)>(
+        s: &mut Lanes<'a, F, D>,
+        queue: impl Iterator<Item = (usize, Job<'a, F>)>,
+    ) -> Self {
+        let n = s.lanes.len();
+        let mut jobs: Vec<Parked<'a, F>> = Vec::new();
+        for l in 0..n {
+            if s.lanes[l].phase != Phase::Idle {
+                jobs.push(s.park(l));
+            }
+        }
+        jobs.extend(queue.map(|(id, job)| Parked::new(id, job)));
+        let left: Vec<usize> = jobs.iter().map(|p| blocks_left::<F>(&p.lane)).collect();
+        let total: usize = left.iter().sum();
+        let t_end = total
+            .div_ceil(n)
+            .max(left.iter().copied().max().unwrap_or(0));
+        let mut plan = vec![std::collections::VecDeque::new(); n];
+        let (mut lane, mut t) = (0, 0);
+        for (j, &r) in left.iter().enumerate() {
+            if t == t_end && lane + 1 < n {
+                (lane, t) = (lane + 1, 0);
+            }
+            let room = t_end - t;
+            let last = Piece {
+                job: j,
+                cap: usize::MAX,
+            };
+            if r <= room || lane + 1 == n {
+                plan[lane].push_back(last);
+                t += r;
+            } else {
+                // First part at the start of the next lane, the rest at the end of this.
+                plan[lane].push_back(last);
+                (lane, t) = (lane + 1, r - room);
+                plan[lane].push_back(Piece { job: j, cap: t });
+            }
+        }
+        Tail {
+            done: vec![false; jobs.len()],
+            jobs: jobs.into_iter().map(Some).collect(),
+            plan,
+            running: vec![None; n],
+        }
+    }
+
+    /// Starts the next piece in every idle lane whose job is free; returns how many
+    /// blocks the next call may run (up to the nearest end of a first part).
+    fn refill<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>) -> usize {
+        for l in 0..s.lanes.len() {
+            while s.lanes[l].phase == Phase::Idle {
+                let Some(&next) = self.plan[l].front() else {
+                    break;
+                };
+                if self.done[next.job] {
+                    self.plan[l].pop_front();
+                    continue;
+                }
+                // Still running its first part in another lane: wait for it.
+                let Some(p) = self.jobs[next.job].take() else {
+                    break;
+                };
+                self.plan[l].pop_front();
+                self.running[l] = Some(next);
+                s.unpark(l, p);
+                if s.lanes[l].phase == Phase::Idle {
+                    self.done[next.job] = true;
+                    self.running[l] = None;
+                }
+            }
+        }
+        self.running
+            .iter()
+            .flatten()
+            .map(|p| p.cap)
+            .min()
+            .unwrap_or(usize::MAX)
+    }
+
+    /// Counts the blocks a call ran against each lane's piece: parks a first part that
+    /// reached its end and notes the jobs that finished.
+    fn after_step<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>) {
+        let ran = s.last_nblocks;
+        for l in 0..s.lanes.len() {
+            let Some(piece) = &mut self.running[l] else {
+                continue;
+            };
+            if s.lanes[l].phase == Phase::Idle {
+                self.done[piece.job] = true;
+                self.running[l] = None;
+            } else if piece.cap != usize::MAX {
+                piece.cap -= ran;
+                if piece.cap == 0 {
+                    let job = piece.job;
+                    self.jobs[job] = Some(s.park(l));
+                    self.running[l] = None;
+                }
+            }
+        }
+    }
+
+    /// Every piece has started (what runs now finishes in place).
+    fn is_over(&self) -> bool {
+        self.plan.iter().all(|p| p.is_empty())
+            && self.running.iter().flatten().all(|p| p.cap == usize::MAX)
     }
 }
 
 /// The kernel with the best throughput for `busy` messages; fewer lanes on a tie.
 pub(crate) fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKernel<W> {
-    let busy = busy.max(1);
+    best_by(kernels, |k| k.rate_with(busy))
+}
+
+/// The same for `busy` messages of `blocks` blocks on average: long ones get the
+/// balanced tail, so a kernel narrower than the batch wastes no lanes.
+pub(crate) fn best_for<W: Copy>(
+    kernels: &[LaneKernel<W>],
+    busy: usize,
+    blocks: usize,
+) -> LaneKernel<W> {
+    if blocks >= PLAN_MIN_BLOCKS {
+        best_by(kernels, |k| k.rate_balanced(busy))
+    } else {
+        best(kernels, busy)
+    }
+}
+
+fn best_by<W: Copy>(
+    kernels: &[LaneKernel<W>],
+    rate: impl Fn(&LaneKernel<W>) -> f32,
+) -> LaneKernel<W> {
     *kernels
         .iter()
         .max_by(|a, b| {
-            a.rate_with(busy)
-                .partial_cmp(&b.rate_with(busy))
+            rate(a)
+                .partial_cmp(&rate(b))
                 .unwrap()
                 .then(b.lanes.cmp(&a.lanes))
         })
@@ -154,6 +381,8 @@ struct Lanes<'a, F: Family, D> {
     lanes: Vec<Lane<'a>>,
     tails: Vec<[u8; 2 * MAX_BLOCK]>,
     done: D,
+    /// Blocks per lane of the latest kernel call.
+    last_nblocks: usize,
 }
 
 impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
@@ -188,15 +417,41 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         for (w, &v) in job.state.as_ref().iter().enumerate() {
             self.state[w * n + l] = v;
         }
-        self.lanes[l] = Lane {
-            id,
-            phase: Phase::Body,
-            cur: job.segs[0],
-            next: [job.segs[1], job.segs[2]],
-            fin: job.fin,
-            pos: 0,
-            end: 0,
+        self.lanes[l] = Lane::fresh(id, &job);
+        self.advance(l);
+    }
+
+    /// Whether the running jobs average at least `PLAN_MIN_BLOCKS` blocks still to do.
+    fn long_jobs(&self) -> bool {
+        let busy = self.lanes.iter().filter(|l| l.phase != Phase::Idle);
+        let (n, blocks) = busy.fold((0, 0), |(n, b), l| (n + 1, b + blocks_left::<F>(l)));
+        n > 0 && blocks >= n * PLAN_MIN_BLOCKS
+    }
+
+    /// Take lane `l`'s job out of the lanes.
+    fn park(&mut self, l: usize) -> Parked<'a, F> {
+        let n = self.lanes.len();
+        let mut state = F::State::default();
+        for (w, v) in state.as_mut().iter_mut().enumerate() {
+            *v = self.state[w * n + l];
+        }
+        let p = Parked {
+            lane: self.lanes[l],
+            state,
+            tail: self.tails[l],
         };
+        self.lanes[l] = IDLE;
+        p
+    }
+
+    /// Put a parked job into the idle lane `l`.
+    fn unpark(&mut self, l: usize, p: Parked<'a, F>) {
+        let n = self.lanes.len();
+        for (w, &v) in p.state.as_ref().iter().enumerate() {
+            self.state[w * n + l] = v;
+        }
+        self.lanes[l] = p.lane;
+        self.tails[l] = p.tail;
         self.advance(l);
     }
 
@@ -231,20 +486,21 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         self.lanes[l] = IDLE;
     }
 
-    /// One kernel call: as many blocks as the lane nearest its segment's end has left.
-    fn step(&mut self) {
+    /// One kernel call: as many blocks as the lane nearest its segment's end has left,
+    /// at most `cap`.
+    fn step(&mut self, cap: usize) {
         // The pointer array lives on the stack; size it to the kernel so each call
         // initialises only as many entries as it has lanes.
         match self.lanes.len() {
-            0..=8 => self.step_n::<8>(),
-            9..=16 => self.step_n::<16>(),
-            17..=32 => self.step_n::<32>(),
-            33..=64 => self.step_n::<64>(),
-            _ => self.step_n::<MAX_LANES>(),
+            0..=8 => self.step_n::<8>(cap),
+            9..=16 => self.step_n::<16>(cap),
+            17..=32 => self.step_n::<32>(cap),
+            33..=64 => self.step_n::<64>(cap),
+            _ => self.step_n::<MAX_LANES>(cap),
         }
     }
 
-    fn step_n<const N: usize>(&mut self) {
+    fn step_n<const N: usize>(&mut self, cap: usize) {
         let n = self.lanes.len();
         let nblocks = self
             .lanes
@@ -257,6 +513,8 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             .min()
             .expect("step needs a busy lane")
             / F::BLOCK;
+        let nblocks = nblocks.min(cap);
+        self.last_nblocks = nblocks;
         let mut ptrs: [&[u8]; N] = [&[]; N];
         let mut any: &[u8] = &[];
         for (l, lane) in self.lanes.iter().enumerate() {
@@ -289,6 +547,88 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
                 Phase::Tail => lane.pos += used,
             }
             self.advance(l);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::md5::{Md5, IV};
+    use crate::merkle_damgard::Family;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Lane-blocks the counting kernel was asked to run (busy or not).
+        static SLOTS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// An 8-lane scalar kernel that counts lane-blocks, to measure how full the lanes are.
+    fn counting(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+        SLOTS.with(|c| c.set(c.get() + blocks.len() * nblocks));
+        for (l, b) in blocks.iter().enumerate() {
+            let mut s = [0u32; 4];
+            for (w, v) in s.iter_mut().enumerate() {
+                *v = state[w * 8 + l];
+            }
+            Md5::compress_portable(&mut s, &b[..nblocks * 64]);
+            for (w, v) in s.iter().enumerate() {
+                state[w * 8 + l] = *v;
+            }
+        }
+    }
+
+    /// Runs `msgs` on the counting kernel (narrowing allowed); returns the lane-blocks
+    /// used, after checking every digest.
+    fn slots_for(msgs: &[Vec<u8>]) -> usize {
+        let k = LaneKernel::new("count8", 8, 8.0, counting);
+        let one = crate::lanes::single_stream::<Md5>(crate::isa::Features::PORTABLE);
+        SLOTS.with(|c| c.set(0));
+        let mut got = vec![None; msgs.len()];
+        run::<Md5>(
+            &[one, k],
+            k,
+            true,
+            msgs.iter()
+                .enumerate()
+                .map(|(i, m)| (i, Job::message(IV, m))),
+            |i, s| got[i] = Some(*s),
+        );
+        for (m, g) in msgs.iter().zip(&got) {
+            let want = Job::<Md5>::message(IV, m).run_single();
+            assert_eq!(*g, Some(want), "{} messages", msgs.len());
+        }
+        SLOTS.with(|c| c.get())
+    }
+
+    /// 9..=16 equal messages on 8 lanes: the tail plan keeps every lane busy, where
+    /// running the extra messages afterwards would nearly double the lane-blocks.
+    #[test]
+    fn equal_messages_share_the_lanes() {
+        for n in 9usize..=16 {
+            let msgs: Vec<Vec<u8>> = (0..n).map(|i| vec![i as u8; 200 * 64 - 20]).collect();
+            let need = n * 200;
+            let slots = slots_for(&msgs);
+            assert!(
+                slots <= need.div_ceil(8) * 8 + 8,
+                "{n} messages: {slots} lane-blocks for {need}"
+            );
+        }
+    }
+
+    /// Ragged lengths (empty, sub-block, two-block padding, long) in every tail shape.
+    #[test]
+    fn ragged_tails_are_exact() {
+        let lens = [0usize, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 4096, 9999];
+        for n in 1..=30 {
+            let msgs: Vec<Vec<u8>> = (0..n)
+                .map(|i| {
+                    (0..lens[(i * 7) % lens.len()] + i)
+                        .map(|b| (b * 31 + i) as u8)
+                        .collect()
+                })
+                .collect();
+            slots_for(&msgs);
         }
     }
 }

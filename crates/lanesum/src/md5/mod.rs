@@ -1,6 +1,6 @@
 //! MD5 (RFC 1321): state, family description and the scalar reference compression.
 
-use crate::isa::Features;
+use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::merkle_damgard::Family;
 
@@ -138,7 +138,7 @@ impl Family for Md5 {
     }
 
     fn single_gbps(_features: Features) -> f32 {
-        0.8
+        est(0.8, 0.9)
     }
 
     fn lane_kernels(features: Features) -> Vec<LaneKernel<u32>> {

@@ -14,11 +14,11 @@
 use core::arch::x86_64::*;
 
 use super::{word_index, K, S};
-use crate::isa::Features;
+use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 
 /// The set counts kept, with `est_gbps` from the raw kernel speed test (16 KiB lanes, one
-/// core of this Xeon): x1 5.1-5.3, x2 7.6-8.2, x3 8.4-9.6, x4 7.7-7.9, x5 7.2-7.5, x6 7.0-7.4
+/// core of an Intel Xeon; Zen 5: x1 2.9, x2 5.5, x3 6.6): x1 5.1-5.3, x2 7.6-8.2, x3 8.4-9.6, x4 7.7-7.9, x5 7.2-7.5, x6 7.0-7.4
 /// GB/s. Three sets (12 state registers of 16) is the most that the ymm register file
 /// holds without heavy spilling; x1 and x2 serve 8 and 16 busy lanes.
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
@@ -26,9 +26,9 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx2x1", 8, 5.1, run::<1>),
-        LaneKernel::new("avx2x2", 16, 7.8, run::<2>),
-        LaneKernel::new("avx2x3", 24, 8.5, run::<3>),
+        LaneKernel::new("avx2x1", 8, est(5.1, 2.9), run::<1>),
+        LaneKernel::new("avx2x2", 16, est(7.8, 5.5), run::<2>),
+        LaneKernel::new("avx2x3", 24, est(8.5, 6.6), run::<3>),
     ]
 }
 

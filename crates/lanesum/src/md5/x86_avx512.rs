@@ -10,17 +10,19 @@
 //! the lanes are 4 KiB apart and all share one L1 set).
 //!
 //! One step is `a = b + rol(a + K + M + f(b, c, d), s)`: `f` is one `vpternlogd`, the
-//! rotate one `vprold`; 6 uops per set and step. On this machine (measured) 512-bit
+//! rotate one `vprold`; 6 uops per set and step. On an Intel Xeon (measured) 512-bit
 //! adds, ternlogs and rotates have 1-cycle latency but only two ports (rotates port 0
 //! only, shuffles port 5 only), so the dependent chain is 4 cycles per step while a set's
 //! uops take 3: one set is nearly port-bound already and two saturate the ports. Per 16
 //! lane-blocks the kernel needs ~452 ALU uops (384 round, 64 transpose, 4 feed-forward),
-//! i.e. ~226 cycles or ~16.8 GB/s at 3.7 GHz; x2 reaches ~15.5 raw.
+//! i.e. ~226 cycles or ~16.8 GB/s at 3.7 GHz; x2 reaches ~15.5 raw. On Zen 5 the same
+//! ops have 2-cycle latency (8 cycles per step), so one set is latency-bound at ~7 GB/s
+//! and it takes four to fill the ports: x1 7.3, x2 13.6, x4 17.8 GB/s there.
 
 use core::arch::x86_64::*;
 
 use super::{word_index, K, S};
-use crate::isa::Features;
+use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 
 /// Bytes ahead of the current block that each lane prefetches: with 64+ streams from
@@ -38,15 +40,16 @@ const TL_I: i32 = 0x39; // c ^ (b | !d)
 /// x2 14.5-16.0, x3 14.0-15.1, x4 14.0-15.1, x5 13.9-14.8, x6 13.8-14.7 GB/s; after: x1
 /// 13.9-15.0, x2 14.8-15.9, x4 14.3-15.5 (the lower ends from ~1 ms samples). Two sets already fill the ports (see above);
 /// more only add register and cache pressure. x4 stays for 33-64 busy lanes in one pass
-/// and for cores with slower integer latency; x3, x5, x6 never won and were dropped.
+/// and for cores with slower integer latency (Zen 5, where it is the fastest); x3, x5, x6
+/// never won on the Xeon and were dropped.
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
     if !features.avx512 {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx512x1", 16, 14.0, run::<1>),
-        LaneKernel::new("avx512x2", 32, 15.0, run::<2>),
-        LaneKernel::new("avx512x4", 64, 14.5, run::<4>),
+        LaneKernel::new("avx512x1", 16, est(14.0, 7.3), run::<1>),
+        LaneKernel::new("avx512x2", 32, est(15.0, 13.6), run::<2>),
+        LaneKernel::new("avx512x4", 64, est(14.5, 17.8), run::<4>),
     ]
 }
 

@@ -1,7 +1,7 @@
 //! SHA-1 (FIPS 180-4): family description and the scalar reference compression.
 
 use crate::isa;
-use crate::isa::Features;
+use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::merkle_damgard::Family;
 
@@ -48,7 +48,7 @@ impl Family for Sha1 {
 
     fn single_gbps(features: Features) -> f32 {
         if features.shani {
-            2.4
+            est(2.4, 2.1)
         } else {
             0.8
         }

@@ -12,9 +12,10 @@
 //! the transpose, ~430 cycles per 16 blocks, ~9.6 GB/s at 4.0 GHz), not by latency.
 //! Loading and transposing the next block between rounds 20 and 25 rather than at the
 //! top of the block lets its shuffles overlap the rounds: 8.0 -> 8.5 GB/s at 16 KiB.
-//! A second set only adds spills (x2 7.5, x3 4.1 GB/s); x2 is kept for 32-lane callers.
+//! A second set only adds spills (x2 7.5, x3 4.1 GB/s on a Xeon; x1 10.2, x2 10.0 on
+//! Zen 5); x2 is kept for 32-lane callers.
 
-use crate::isa::Features;
+use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::x86_transpose::avx512::{bswap_u32 as bswap, transpose_u32 as transpose};
 use core::arch::x86_64::*;
@@ -24,8 +25,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx512x1", 16, 8.2, run::<1>),
-        LaneKernel::new("avx512x2", 32, 7.5, run::<2>),
+        LaneKernel::new("avx512x1", 16, est(8.2, 10.2), run::<1>),
+        LaneKernel::new("avx512x2", 32, est(7.5, 10.0), run::<2>),
     ]
 }
 

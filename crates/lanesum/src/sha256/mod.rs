@@ -1,7 +1,7 @@
 //! SHA-256 and SHA-224 (FIPS 180-4): family description and the scalar reference.
 
 use crate::isa;
-use crate::isa::Features;
+use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::merkle_damgard::Family;
 
@@ -131,7 +131,7 @@ impl Family for Sha256 {
 
     fn single_gbps(features: Features) -> f32 {
         if features.shani {
-            2.0
+            est(2.0, 2.05)
         } else {
             0.35
         }

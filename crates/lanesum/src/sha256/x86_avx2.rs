@@ -13,7 +13,7 @@
 //! machines without SHA-NI.
 
 use super::K;
-use crate::isa::Features;
+use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::x86_transpose::avx2::{bswap_u32 as bswap, transpose_u32 as transpose};
 use core::arch::x86_64::*;
@@ -23,8 +23,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx2x1", 8, 1.65, run::<1>),
-        LaneKernel::new("avx2x2", 16, 1.65, run::<2>),
+        LaneKernel::new("avx2x1", 8, est(1.65, 2.0), run::<1>),
+        LaneKernel::new("avx2x2", 16, est(1.65, 2.15), run::<2>),
     ]
 }
 

@@ -14,10 +14,12 @@
 //! schedule 11 more from round 16 on, about 26.5 per round with the transpose; with two
 //! 512-bit ports that is ~850 cycles per 16 blocks, ~4.8 GB/s at 4.0 GHz. One set
 //! measured 4.0-4.3 GB/s at 16 KiB; more sets only add spills (x2 3.8, x3 2.5, x4 3.6
-//! GB/s), so x1 is the kernel the scheduler uses and x2 is kept for 32-lane callers.
+//! GB/s) on an Intel Xeon, so there x1 is the kernel the scheduler uses. Zen 5's 2-cycle
+//! vector latency leaves one set partly latency-bound, and x2 wins there (x1 4.8, x2
+//! 5.3-5.9 GB/s), so the scheduler prefers x2 on Zen 5.
 
 use super::K;
-use crate::isa::Features;
+use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::x86_transpose::avx512::{bswap_u32 as bswap, transpose_u32 as transpose};
 use core::arch::x86_64::*;
@@ -27,8 +29,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx512x1", 16, 4.2, run::<1>),
-        LaneKernel::new("avx512x2", 32, 3.8, run::<2>),
+        LaneKernel::new("avx512x1", 16, est(4.2, 4.76), run::<1>),
+        LaneKernel::new("avx512x2", 32, est(3.8, 5.5), run::<2>),
     ]
 }
 

@@ -15,7 +15,7 @@
 use core::arch::x86_64::*;
 
 use super::K;
-use crate::isa::Features;
+use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 
 const BLOCK: usize = 128;
@@ -28,8 +28,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u64>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx2x1", 4, 1.25, run::<1>),
-        LaneKernel::new("avx2x2", 8, 1.4, run::<2>),
+        LaneKernel::new("avx2x1", 4, est(1.25, 1.47), run::<1>),
+        LaneKernel::new("avx2x2", 8, est(1.4, 1.8), run::<2>),
     ]
 }
 
