@@ -14,8 +14,9 @@
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// Maps registered at once; more concurrent big files are read instead.
-const SLOTS: usize = 64;
+/// Maps registered at once (twice `pipeline::GROUP`, so a group never runs out);
+/// more concurrent big files are read instead.
+const SLOTS: usize = 128;
 static USED: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
 static START: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static LEN: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
