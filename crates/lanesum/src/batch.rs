@@ -276,6 +276,30 @@ mod tests {
         }
     }
 
+    /// Counts just past a kernel's width with long messages: the scheduler's balanced
+    /// tail (split jobs, parked states) on the real kernels of this CPU.
+    #[test]
+    fn long_messages_past_a_kernel_width() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+        for alg in [
+            Algorithm::Md5,
+            Algorithm::Sha1,
+            Algorithm::Sha256,
+            Algorithm::Sha512,
+        ] {
+            for count in [9, 17, 33, 40] {
+                let msgs: Vec<Vec<u8>> = (0..count)
+                    .map(|_| {
+                        (0..rng.random_range(16_384..20_000))
+                            .map(|_| rng.random())
+                            .collect()
+                    })
+                    .collect();
+                check(alg, None, &msgs);
+            }
+        }
+    }
+
     #[test]
     fn every_message_count_auto() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(9);

@@ -616,6 +616,28 @@ mod tests {
         }
     }
 
+    /// Random long and short messages, so the tail plan meets splits, parked padding
+    /// blocks and jobs that end inside a planned piece.
+    #[test]
+    fn random_batches_through_the_plan() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(77);
+        for _ in 0..60 {
+            let n = rng.random_range(1..40);
+            let msgs: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let len = if rng.random_bool(0.7) {
+                        rng.random_range(8_000..40_000)
+                    } else {
+                        rng.random_range(0..200)
+                    };
+                    (0..len).map(|_| rng.random()).collect()
+                })
+                .collect();
+            slots_for(&msgs);
+        }
+    }
+
     /// Ragged lengths (empty, sub-block, two-block padding, long) in every tail shape.
     #[test]
     fn ragged_tails_are_exact() {
