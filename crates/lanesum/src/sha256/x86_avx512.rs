@@ -4,11 +4,13 @@
 //! Each block is loaded as one zmm per lane, byte-swapped with `vpshufb` and transposed
 //! with unpack/`vshufi32x4` shuffles (no gathers) into W[0..16], one zmm per word. The
 //! message schedule runs on the fly in a rolling 16-word window. The rounds are 16
-//! unrolled steps: rounds 0..16 without schedule, 16..48 as a loop of two passes with
-//! it, then the next block's load and transpose (so its shuffles overlap the last
-//! rounds instead of stalling the next block: ~3%), then 48..64; about 9 KB of code
-//! per set. Σ/σ are three `vprord` (or two and a shift) and one `vpternlogd`, Ch and
-//! Maj one `vpternlogd` each.
+//! unrolled steps: rounds 0..16 without schedule, 16..64 as a loop of three passes with
+//! it, then the next block's load and transpose; about 6 KB of code per set. (Loading the
+//! next block before rounds 48..64 overlapped its shuffles, ~3% on a Xeon, but the third
+//! copy of the rounds put x2 at the edge of the instruction cache on Zen 5: it ran 3.3 or
+//! 5.3 GB/s at 1 KiB depending on where unrelated code moved it; now 5.3-5.4 either way.)
+//! Σ/σ are three `vprord` (or two and a shift) and one `vpternlogd`, Ch and Maj one
+//! `vpternlogd` each.
 //!
 //! The kernel is bound by vector-port throughput, not latency: a round is 17 ops, the
 //! schedule 11 more from round 16 on, about 26.5 per round with the transpose; with two
@@ -16,7 +18,7 @@
 //! measured 4.0-4.3 GB/s at 16 KiB; more sets only add spills (x2 3.8, x3 2.5, x4 3.6
 //! GB/s) on an Intel Xeon, so there x1 is the kernel the scheduler uses. Zen 5's 2-cycle
 //! vector latency leaves one set partly latency-bound, and x2 wins there (x1 4.8, x2
-//! 5.3-5.9 GB/s), so the scheduler prefers x2 on Zen 5.
+//! 5.9-6.7 GB/s at 16 KiB), so the scheduler prefers x2 on Zen 5.
 
 use super::K;
 use crate::isa::{est, Features};
@@ -30,7 +32,7 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
     }
     vec![
         LaneKernel::new("avx512x1", 16, est(4.2, 4.76), run::<1>),
-        LaneKernel::new("avx512x2", 32, est(3.8, 5.5), run::<2>),
+        LaneKernel::new("avx512x2", 32, est(3.8, 6.2), run::<2>),
     ]
 }
 
@@ -181,15 +183,12 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         let mut w = next;
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
         rounds16!(w, 0, false, a, b, c, d, e, f, g, h);
-        for t0 in [16, 32] {
+        for t0 in [16, 32, 48] {
             rounds16!(w, t0, true, a, b, c, d, e, f, g, h);
         }
-        // The next block is loaded and transposed before the last 16 rounds, so its
-        // shuffles overlap them instead of stalling the start of the next block.
         if blk + 1 < nblocks {
             next = load!(blk + 1);
         }
-        rounds16!(w, 48, true, a, b, c, d, e, f, g, h);
         for (sw, v) in st.iter_mut().zip([a, b, c, d, e, f, g, h]) {
             for s in 0..S {
                 sw[s] = add!(sw[s], v[s]);
