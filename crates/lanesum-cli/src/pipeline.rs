@@ -5,9 +5,10 @@
 //! * runs of small regular files are read (in parallel, into one reused arena of at most
 //!   [`BUDGET`] bytes) and hashed together with `hash_many_par`, many files per lane set;
 //! * runs of big regular files are streamed side by side, up to [`GROUP`] at once, a
-//!   [`GROUP_CHUNK`] window of each at a time (mapped, see `mapped`, else read): each core
-//!   hashes its share's windows in one lane pass (`lanesum::StreamBatch`, read in place),
-//!   as `hash_many` would whole files, in bounded memory;
+//!   [`GROUP_MAP`] window of each at a time mapped (see `mapped`), else a [`GROUP_CHUNK`]
+//!   one read: each core hashes its share's windows in one lane pass
+//!   (`lanesum::StreamBatch`, read in place), as `hash_many` would whole files, in bounded
+//!   memory;
 //! * a lone big file, standard input, FIFOs and devices are streamed on their own, where
 //!   BLAKE3 (and several algorithms) still use every core.
 //!
@@ -44,6 +45,10 @@ const BUDGET: usize = 64 << 20;
 const GROUP: usize = 64;
 /// Bytes read from each big file per round (`GROUP * GROUP_CHUNK` of buffers).
 const GROUP_CHUNK: usize = 1 << 20;
+/// Bytes mapped from each big file per round: larger than a read window because each
+/// map and unmap costs page-table work and a TLB flush on every core (64 x 16 MiB on Zen 5:
+/// SHA-256 0.135 -> 0.129 s, MD5 0.076 -> 0.069 s from 1 to 4 MiB; 8 MiB adds little).
+const GROUP_MAP: usize = 4 << 20;
 
 type Output = (OsString, io::Result<Hashed>);
 
@@ -247,7 +252,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                     return;
                 }
                 if may_map && s.size < s.stat_len {
-                    let n = (s.stat_len - s.size).min(GROUP_CHUNK as u64) as usize;
+                    let n = (s.stat_len - s.size).min(GROUP_MAP as u64) as usize;
                     s.map = mapped::map(&s.file, s.size, n);
                     if s.map.is_some() {
                         s.len = n;
@@ -455,6 +460,8 @@ mod tests {
             2 * GROUP_CHUNK,
             5 << 20,
             64,
+            GROUP_MAP,
+            2 * GROUP_MAP + 3,
         ];
         for (i, &n) in sizes.iter().enumerate() {
             let p = dir.path().join(format!("f{i}"));
