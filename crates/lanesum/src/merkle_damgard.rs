@@ -86,6 +86,16 @@ pub(crate) fn kernels<F: Family>(features: Features) -> Vec<LaneKernel<F::Word>>
     v
 }
 
+/// Bytes of the padded final block(s) for a message ending in `tail_len < BLOCK` bytes:
+/// one block, or two when the 0x80 byte and the length field do not fit after the tail.
+pub(crate) fn padded_len<F: Family>(tail_len: usize) -> usize {
+    if tail_len + 1 + F::LEN_BYTES <= F::BLOCK {
+        F::BLOCK
+    } else {
+        2 * F::BLOCK
+    }
+}
+
 /// Writes the final padded block(s) of a message whose unhashed tail is `tail`
 /// (`tail.len() < F::BLOCK`) and whose total length is `total` bytes; returns how many
 /// bytes of `out` were used (one or two blocks).
@@ -95,11 +105,7 @@ pub(crate) fn pad_final<F: Family>(
     out: &mut [u8; 2 * MAX_BLOCK],
 ) -> usize {
     debug_assert!(tail.len() < F::BLOCK);
-    let used = if tail.len() + 1 + F::LEN_BYTES <= F::BLOCK {
-        F::BLOCK
-    } else {
-        2 * F::BLOCK
-    };
+    let used = padded_len::<F>(tail.len());
     out[..tail.len()].copy_from_slice(tail);
     out[tail.len()] = 0x80;
     out[tail.len() + 1..used].fill(0);

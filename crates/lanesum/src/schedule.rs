@@ -18,9 +18,10 @@
 //! afterwards at a fraction of the speed, with at most one extra call per job.
 
 use std::cell::Cell;
+use std::collections::VecDeque;
 
 use crate::lanes::LaneKernel;
-use crate::merkle_damgard::{pad_final, Family, MAX_BLOCK};
+use crate::merkle_damgard::{pad_final, padded_len, Family, MAX_BLOCK};
 
 /// Upper bound on lanes of any kernel (AVX-512 MD5 with 8 interleaved sets).
 pub(crate) const MAX_LANES: usize = 128;
@@ -132,7 +133,6 @@ pub(crate) fn run<'a, F: Family>(
         lanes: Vec::new(),
         tails: Vec::new(),
         done,
-        last_nblocks: 0,
     };
     s.resize(start);
     let mut queue = jobs;
@@ -172,9 +172,9 @@ pub(crate) fn run<'a, F: Family>(
                 s.resize(k);
             }
         }
-        s.step(cap);
+        let ran = s.step(cap);
         if let Some(t) = &mut tail {
-            t.after_step(&mut s);
+            t.after_step(&mut s, ran);
         }
     }
 }
@@ -203,11 +203,8 @@ fn blocks_left<F: Family>(lane: &Lane<'_>) -> usize {
         Phase::Idle => 0,
         Phase::Body => {
             let body = lane.cur.len() + lane.next[0].len() + lane.next[1].len();
-            // The padding adds a 0x80 byte and a length of BLOCK / 8 bytes.
-            let pad = lane
-                .fin
-                .map_or(0, |(t, _)| (t.len() + 1 + F::BLOCK / 8).div_ceil(F::BLOCK));
-            body / F::BLOCK + pad
+            let pad = lane.fin.map_or(0, |(t, _)| padded_len::<F>(t.len()));
+            (body + pad) / F::BLOCK
         }
         Phase::Tail => (lane.end - lane.pos) / F::BLOCK,
     }
@@ -227,7 +224,7 @@ struct Tail<'a, F: Family> {
     jobs: Vec<Option<Parked<'a, F>>>,
     done: Vec<bool>,
     /// Each lane's pieces still to start, in time order.
-    plan: Vec<std::collections::VecDeque<Piece>>,
+    plan: Vec<VecDeque<Piece>>,
     /// The piece each lane is running.
     running: Vec<Option<Piece>>,
 }
@@ -251,7 +248,7 @@ impl<'a, F: Family> Tail<'a, F> {
         let t_end = total
             .div_ceil(n)
             .max(left.iter().copied().max().unwrap_or(0));
-        let mut plan = vec![std::collections::VecDeque::new(); n];
+        let mut plan = vec![VecDeque::new(); n];
         let (mut lane, mut t) = (0, 0);
         for (j, &r) in left.iter().enumerate() {
             if t == t_end && lane + 1 < n {
@@ -313,10 +310,9 @@ impl<'a, F: Family> Tail<'a, F> {
             .unwrap_or(usize::MAX)
     }
 
-    /// Counts the blocks a call ran against each lane's piece: parks a first part that
-    /// reached its end and notes the jobs that finished.
-    fn after_step<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>) {
-        let ran = s.last_nblocks;
+    /// Counts the `ran` blocks of a call against each lane's piece: parks a first part
+    /// that reached its end and notes the jobs that finished.
+    fn after_step<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>, ran: usize) {
         for l in 0..s.lanes.len() {
             let Some(piece) = &mut self.running[l] else {
                 continue;
@@ -389,8 +385,6 @@ struct Lanes<'a, F: Family, D> {
     lanes: Vec<Lane<'a>>,
     tails: Vec<[u8; 2 * MAX_BLOCK]>,
     done: D,
-    /// Blocks per lane of the latest kernel call.
-    last_nblocks: usize,
 }
 
 impl<F: Family, D> Drop for Lanes<'_, F, D> {
@@ -439,10 +433,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
 
     /// Put job `id` into lane `l`.
     fn start(&mut self, l: usize, id: usize, job: Job<'a, F>) {
-        let n = self.lanes.len();
-        for (w, &v) in job.state.as_ref().iter().enumerate() {
-            self.state[w * n + l] = v;
-        }
+        self.set_lane_state(l, &job.state);
         self.lanes[l] = Lane::fresh(id, &job);
         self.advance(l);
     }
@@ -454,16 +445,28 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         n > 0 && blocks >= n * PLAN_MIN_BLOCKS
     }
 
-    /// Take lane `l`'s job out of the lanes.
-    fn park(&mut self, l: usize) -> Parked<'a, F> {
+    /// Lane `l`'s chaining state, out of the word-major columns.
+    fn lane_state(&self, l: usize) -> F::State {
         let n = self.lanes.len();
-        let mut state = F::State::default();
-        for (w, v) in state.as_mut().iter_mut().enumerate() {
+        let mut s = F::State::default();
+        for (w, v) in s.as_mut().iter_mut().enumerate() {
             *v = self.state[w * n + l];
         }
+        s
+    }
+
+    fn set_lane_state(&mut self, l: usize, s: &F::State) {
+        let n = self.lanes.len();
+        for (w, &v) in s.as_ref().iter().enumerate() {
+            self.state[w * n + l] = v;
+        }
+    }
+
+    /// Take lane `l`'s job out of the lanes.
+    fn park(&mut self, l: usize) -> Parked<'a, F> {
         let p = Parked {
             lane: self.lanes[l],
-            state,
+            state: self.lane_state(l),
             tail: self.tails[l],
         };
         self.lanes[l] = IDLE;
@@ -472,10 +475,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
 
     /// Put a parked job into the idle lane `l`.
     fn unpark(&mut self, l: usize, p: Parked<'a, F>) {
-        let n = self.lanes.len();
-        for (w, &v) in p.state.as_ref().iter().enumerate() {
-            self.state[w * n + l] = v;
-        }
+        self.set_lane_state(l, &p.state);
         self.lanes[l] = p.lane;
         self.tails[l] = p.tail;
         self.advance(l);
@@ -503,18 +503,14 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         } else if lane.pos < lane.end {
             return;
         }
-        let n = self.lanes.len();
-        let mut s = F::State::default();
-        for (w, v) in s.as_mut().iter_mut().enumerate() {
-            *v = self.state[w * n + l];
-        }
+        let s = self.lane_state(l);
         (self.done)(self.lanes[l].id, &s);
         self.lanes[l] = IDLE;
     }
 
     /// One kernel call: as many blocks as the lane nearest its segment's end has left,
-    /// at most `cap`.
-    fn step(&mut self, cap: usize) {
+    /// at most `cap`; returns that many.
+    fn step(&mut self, cap: usize) -> usize {
         // The pointer array lives on the stack; size it to the kernel so each call
         // initialises only as many entries as it has lanes.
         match self.lanes.len() {
@@ -526,7 +522,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         }
     }
 
-    fn step_n<const N: usize>(&mut self, cap: usize) {
+    fn step_n<const N: usize>(&mut self, cap: usize) -> usize {
         let n = self.lanes.len();
         let nblocks = self
             .lanes
@@ -540,7 +536,6 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             .expect("step needs a busy lane")
             / F::BLOCK;
         let nblocks = nblocks.min(cap);
-        self.last_nblocks = nblocks;
         let mut ptrs: [&[u8]; N] = [&[]; N];
         let mut any: &[u8] = &[];
         for (l, lane) in self.lanes.iter().enumerate() {
@@ -574,6 +569,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             }
             self.advance(l);
         }
+        nblocks
     }
 }
 
@@ -592,16 +588,13 @@ mod tests {
     /// An 8-lane scalar kernel that counts lane-blocks, to measure how full the lanes are.
     fn counting(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
         SLOTS.with(|c| c.set(c.get() + blocks.len() * nblocks));
-        for (l, b) in blocks.iter().enumerate() {
-            let mut s = [0u32; 4];
-            for (w, v) in s.iter_mut().enumerate() {
-                *v = state[w * 8 + l];
-            }
-            Md5::compress_portable(&mut s, &b[..nblocks * 64]);
-            for (w, v) in s.iter().enumerate() {
-                state[w * 8 + l] = *v;
-            }
-        }
+        crate::lanes::testing::portable_lanes::<Md5>("p8", 8, 8.0).compress(
+            state,
+            Md5::WORDS,
+            Md5::BLOCK,
+            blocks,
+            nblocks,
+        );
     }
 
     /// Runs `msgs` on the counting kernel (narrowing allowed); returns the lane-blocks
