@@ -53,6 +53,15 @@ impl<'a, F: Family> Job<'a, F> {
         }
     }
 
+    /// Whole blocks only, leaving the state mid-message.
+    pub(crate) fn blocks(state: F::State, segs: [&'a [u8]; 3]) -> Self {
+        Job {
+            state,
+            segs,
+            fin: None,
+        }
+    }
+
     /// Hash the job on the single-stream path; returns the final state.
     pub(crate) fn run_single(self) -> F::State {
         let mut state = self.state;

@@ -3,11 +3,12 @@
 //! Servers rarely have whole messages up front: they have many uploads arriving at once,
 //! each a stream of writes. A [`LaneHasher`] is a streaming hasher (`update`, `finalize`,
 //! [`std::io::Write`], `Send`) whose whole blocks go through an [`Engine`]: when several
-//! streams are writing, each write is buffered (at most 64 KiB per stream) and whichever
-//! thread fills its buffer hashes every waiting stream's blocks together in one multi-lane
-//! kernel call. There is no engine thread: the thread that brings data does the hashing,
-//! a lone stream hashes at once on the single-stream path, and a writer that outruns the
-//! engine hashes (its own and others' blocks) instead of buffering more.
+//! streams are writing, each write is buffered (at most 256 KiB per stream, in two halves)
+//! and a thread that has filled both halves hashes its first together with every other
+//! stream's waiting half in one multi-lane kernel call. There is no engine thread: the
+//! thread that brings data does the hashing, a lone stream hashes at once on the
+//! single-stream path, and a writer that outruns the engine hashes (its own and others'
+//! blocks) or waits for the round that holds its blocks, instead of buffering more.
 //!
 //! ```
 //! use std::io::Write;
@@ -37,6 +38,7 @@ mod multi;
 mod pool;
 
 use std::io;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, OnceLock};
 
 use crate::md5::Md5;
@@ -70,11 +72,12 @@ impl Engine {
     /// A new engine using the kernels of the active instruction-set level.
     pub fn new() -> Engine {
         let f = isa::active();
+        let all = Arc::new(AtomicUsize::new(0));
         Engine {
-            md5: Arc::new(Pool::new(f)),
-            sha1: Arc::new(Pool::new(f)),
-            sha256: Arc::new(Pool::new(f)),
-            sha512: Arc::new(Pool::new(f)),
+            md5: Arc::new(Pool::new(f, all.clone())),
+            sha1: Arc::new(Pool::new(f, all.clone())),
+            sha256: Arc::new(Pool::new(f, all.clone())),
+            sha512: Arc::new(Pool::new(f, all)),
         }
     }
 

@@ -1,28 +1,31 @@
 //! One hash family's share of an engine: the streams whose blocks wait for lanes, and the
 //! rounds that hash them.
 //!
-//! Each stream owns a slot (chaining state plus at most [`BATCH`] bytes of whole blocks not
-//! yet hashed) behind its own mutex. A writer that is not alone copies its blocks into its
-//! slot and returns; a writer whose slot is full, or that is alone, or that finalizes, runs
-//! a *round*: it claims waiting slots it can lock without blocking (a core's share of the
-//! writers, at most the widest kernel's lanes) and hashes them together with its own data,
-//! its new bytes read in place. So no central thread exists, and rounds on different
-//! cores work on disjoint slots.
+//! Each stream owns a slot: its chaining state and two halves of a batch of whole blocks,
+//! `ready` (full, waiting for a round) and `fill` (being written). A writer copies into
+//! `fill`; when it is full it becomes `ready` and goes on the waiting list, and the writer
+//! goes on filling. Only a writer with both halves full runs a *round*: it takes every
+//! waiting `ready` half it can lock without blocking (a core's share of the writers, at
+//! most the widest kernel's lanes) and hashes them with its own in one multi-lane call.
+//! A round takes a claimed slot's state and half out and unlocks it, so that slot's
+//! writer goes on filling meanwhile; a writer that fills up while its half is in a round
+//! waits for that round (the back-pressure).
 //!
-//! With more writer threads than cores, a full writer would mostly find nobody waiting
-//! (the others are descheduled) and hash alone; so before a round it yields the CPU for as
-//! long as that brings new waiting slots. A yield that brings none ends the wait: nobody
-//! waits for companions that aren't running.
+//! Since writers run a half ahead, the halves a round finds are mostly full: every lane
+//! has the same work, and nobody waits for companions. There is no central thread, and
+//! rounds on different cores work on disjoint slots.
 //!
-//! Locking: a thread blocks only on its own slot (while another thread's round hashes it,
-//! which is the back-pressure) and on the short `waiting` list lock. Other slots are only
-//! ever `try_lock`ed, so no lock cycle can form. `parking_lot` mutexes do not poison: a
-//! panic elsewhere never makes a slot unusable.
+//! Locking: a thread blocks only on its own slot (briefly, or on its condition variable
+//! while a round holds its half), on the short `waiting` list lock, and, when a round
+//! ends, on the slots that round claimed (their owners never block while holding them).
+//! Other slots are only ever `try_lock`ed, so no lock cycle can form. `parking_lot`
+//! mutexes do not poison, and a claimed half goes back to its slot even if a round
+//! unwinds: a panic elsewhere never makes a slot unusable.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use parking_lot::{ArcMutexGuard, Mutex, RawMutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
@@ -30,22 +33,50 @@ use crate::merkle_damgard::{self, digest_of, Family, MAX_BLOCK};
 use crate::schedule::{self, best, Job};
 use crate::Digest;
 
-/// Whole blocks a stream may hold unhashed. Small enough that a 16-lane round stays in
-/// L2, large enough that a kernel call covers many blocks (16 to 256 KiB measured alike
-/// for 32 streams of 32 KiB writes). Under Miri, small enough that small tests fill it.
-pub(crate) const BATCH: usize = if cfg!(miri) { 4096 } else { 64 * 1024 };
+/// Whole blocks a stream may hold unhashed (both halves, at their largest).
+#[cfg(test)]
+pub(crate) const BATCH: usize = 2 * MAX_HALF;
+
+/// Bounds of a half: what a round hashes of each claimed stream. With more writer threads
+/// than cores every half costs a thread switch or two, so halves are large, but the
+/// halves of all the engine's streams should stay in the last-level cache, so they
+/// shrink as streams are added (see [`Pool::half`]). In tests, small enough that every
+/// test's streams fill halves often (the logic does not depend on the size).
+const MAX_HALF: usize = if cfg!(miri) {
+    4096
+} else if cfg!(test) {
+    8 * 1024
+} else {
+    128 * 1024
+};
+const MIN_HALF: usize = MAX_HALF / 8;
+
+/// Bytes of halves the engine's streams should hold between them. Measured with 32 threads
+/// of 32 KiB writes: MD5 alone reached 0.57 of `hash_many_par` with 32 KiB halves and 0.70
+/// with 128 KiB (fewer switches), while md5+sha1+sha256+sha512 (4 streams per thread)
+/// ran 1.95 GiB/s with 32 KiB halves and 1.55 with 128 KiB (cache misses).
+const HALVES_BUDGET: usize = if cfg!(test) { 64 << 10 } else { 4 << 20 };
 
 /// Writes smaller than this are gathered in the stream itself before they reach the slot,
 /// so tiny writes cost a copy, not a lock.
 const STAGE: usize = 1024;
 
-type Slot<F> = Arc<Mutex<SlotData<F>>>;
-type Claimed<F> = ArcMutexGuard<RawMutex, SlotData<F>>;
+type Slot<F> = Arc<SlotCell<F>>;
+
+pub(crate) struct SlotCell<F: Family> {
+    data: Mutex<SlotData<F>>,
+    /// Signalled when a round gives the slot back.
+    back: Condvar,
+}
 
 pub(crate) struct SlotData<F: Family> {
     state: F::State,
-    /// Whole blocks written but not hashed yet.
-    buf: Vec<u8>,
+    /// A full half waiting for a round, or empty. While `busy`, a round has it (and
+    /// `state`) and this is an empty placeholder.
+    ready: Vec<u8>,
+    /// Whole blocks written after `ready`: at most `HALF`.
+    fill: Vec<u8>,
+    busy: bool,
     /// An entry for this slot is in `Pool::waiting`.
     queued: bool,
 }
@@ -55,16 +86,41 @@ pub(crate) struct Pool<F: Family> {
     widest: usize,
     /// Cores that can run rounds at once.
     cores: usize,
-    /// Slots with buffered blocks, in the order they started waiting. May hold stale
-    /// entries (slots hashed since, or dropped); rounds discard those.
+    /// Slots with a `ready` half, in the order they became ready. May hold stale entries
+    /// (slots hashed since, or dropped); rounds discard those.
     waiting: Mutex<Vec<Slot<F>>>,
     /// Streams that have written and not finished. A lone writer hashes at once: there is
     /// nobody to share lanes with, and copying would only cost.
     writers: AtomicUsize,
+    /// Streams that have written and not finished on the whole engine (all families).
+    engine_writers: Arc<AtomicUsize>,
+}
+
+/// A slot's state and `ready` half, taken by a round. Dropping it gives both back, hashed
+/// if the round got as far as `hashed`, untouched otherwise (a round that unwinds).
+struct Claim<F: Family> {
+    slot: Slot<F>,
+    state: F::State,
+    half: Vec<u8>,
+    hashed: bool,
+}
+
+impl<F: Family> Drop for Claim<F> {
+    fn drop(&mut self) {
+        let mut d = self.slot.data.lock();
+        d.state = self.state;
+        if self.hashed {
+            self.half.clear();
+        }
+        d.ready = std::mem::take(&mut self.half);
+        d.busy = false;
+        drop(d);
+        self.slot.back.notify_all();
+    }
 }
 
 impl<F: Family> Pool<F> {
-    pub(crate) fn new(features: Features) -> Self {
+    pub(crate) fn new(features: Features, engine_writers: Arc<AtomicUsize>) -> Self {
         let kernels = merkle_damgard::kernels::<F>(features);
         let widest = kernels.iter().map(|k| k.lanes).max().unwrap_or(1);
         Pool {
@@ -73,11 +129,19 @@ impl<F: Family> Pool<F> {
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             waiting: Mutex::new(Vec::new()),
             writers: AtomicUsize::new(0),
+            engine_writers,
         }
     }
 
     pub(crate) fn writers(&self) -> usize {
         self.writers.load(Ordering::Relaxed)
+    }
+
+    /// The size of a half now: the budget shared by the engine's writers, a multiple of
+    /// every block size.
+    fn half(&self) -> usize {
+        let writers = self.engine_writers.load(Ordering::Relaxed).max(1);
+        (HALVES_BUDGET / writers / MAX_BLOCK * MAX_BLOCK).clamp(MIN_HALF, MAX_HALF)
     }
 
     /// Streams one round should take: the widest kernel's lanes, but no more than a
@@ -92,129 +156,159 @@ impl<F: Family> Pool<F> {
         self.waiting.lock().len()
     }
 
+    /// Wait until no round holds `me`'s half and state.
+    fn wait_back(slot: &Slot<F>, me: &mut MutexGuard<'_, SlotData<F>>) {
+        while me.busy {
+            slot.back.wait(me);
+        }
+    }
+
     /// Take in whole blocks `head` then `body` for `slot`'s stream.
     fn absorb<'d>(&self, slot: &Slot<F>, mut head: &'d [u8], mut body: &'d [u8]) {
-        let mut me = slot.lock_arc();
+        let mut me = slot.data.lock();
         loop {
-            let n = head.len() + body.len();
-            if me.buf.len() + n > BATCH {
-                me = self.gather(slot, me, n);
+            if self.writers() <= 1 {
+                Self::wait_back(slot, &mut me);
+                let d = &mut *me;
+                let s = Job::<F>::blocks(d.state, [&d.ready, &d.fill, head]).run_single();
+                d.state = Job::<F>::blocks(s, [body, &[], &[]]).run_single();
+                d.ready.clear();
+                d.fill.clear();
+                return;
             }
-            if me.buf.len() + n > BATCH || self.writers() <= 1 {
-                // A round may hash only part of the new bytes (it evens lanes out); the
-                // rest is buffered, or goes to the next round if it is over a batch.
-                let (m, done) = self.round(slot, me, [head, body], None);
-                me = m;
-                (head, body) = skip(head, body, done);
-                if head.is_empty() && body.is_empty() {
-                    return;
-                }
+            let half = self.half();
+            if me.fill.capacity() < half {
+                let more = half - me.fill.len();
+                me.fill.reserve_exact(more);
+            }
+            let room = half.saturating_sub(me.fill.len());
+            let h = head.len().min(room);
+            let b = body.len().min(room - h);
+            me.fill.extend_from_slice(&head[..h]);
+            me.fill.extend_from_slice(&body[..b]);
+            (head, body) = (&head[h..], &body[b..]);
+            if me.fill.len() < half {
+                return;
+            }
+            if !me.busy && me.ready.is_empty() {
+                let d = &mut *me;
+                std::mem::swap(&mut d.ready, &mut d.fill);
+                self.queue(slot, &mut me);
                 continue;
             }
-            me.buf.extend_from_slice(head);
-            me.buf.extend_from_slice(body);
-            if self.queue(slot, &mut me) >= self.round_lanes() {
-                let _ = self.round(slot, me, [&[], &[]], None);
+            if head.is_empty() && body.is_empty() {
+                return;
             }
-            return;
+            if me.busy {
+                Self::wait_back(slot, &mut me);
+                continue;
+            }
+            // Both halves full and more to come.
+            if !self.gather(&mut me) {
+                continue; // another round took our half meanwhile
+            }
+            let done = self.round(slot, &mut me, [head, body], None);
+            (head, body) = skip(head, body, done);
         }
     }
 
-    /// Put `me` (with buffered blocks) on the waiting list; returns the list's length.
-    fn queue(&self, slot: &Slot<F>, me: &mut Claimed<F>) -> usize {
-        if me.buf.capacity() == 0 {
-            me.buf.reserve_exact(BATCH);
-        }
-        let mut waiting = self.waiting.lock();
-        if !me.queued {
-            me.queued = true;
-            waiting.push(Arc::clone(slot));
-        }
-        waiting.len()
-    }
-
-    /// Before a round with too few waiting slots to fill the lanes, let other writers
-    /// that are ready to run (more threads than cores) bring their blocks: yield the CPU
-    /// while that makes progress. Returns `me` relocked, possibly hashed meanwhile by
-    /// another round so that `n` more bytes fit again.
+    /// Before a round with too few waiting halves to fill the lanes, let other writers
+    /// that are ready to run (more threads than cores) bring theirs: yield the CPU while
+    /// that makes progress. Returns whether `me`'s ready half is still there to hash (a
+    /// round elsewhere may have taken it meanwhile).
     ///
     /// Never waits for writers that aren't running: a yield that brings nothing new ends
-    /// it, so a lone or idle-neighboured stream pays one `sched_yield` per batch.
-    fn gather(&self, slot: &Slot<F>, mut me: Claimed<F>, n: usize) -> Claimed<F> {
+    /// it, so a lone or idle-neighboured stream pays one `sched_yield` per half.
+    fn gather(&self, me: &mut MutexGuard<'_, SlotData<F>>) -> bool {
         let want = self.round_lanes();
         let mut seen = self.waiting.lock().len();
-        // Our own entry (if any) counts: it joins the round either way.
-        while seen + usize::from(!me.queued) < want {
-            drop(me);
-            std::thread::yield_now();
-            me = slot.lock_arc();
+        while seen < want {
+            MutexGuard::unlocked(me, std::thread::yield_now);
+            if me.busy || me.ready.is_empty() {
+                return false;
+            }
             let now = self.waiting.lock().len();
-            if me.buf.len() + n <= BATCH || now <= seen {
+            if now <= seen {
                 break;
             }
             seen = now;
         }
-        me
+        true
     }
 
-    /// Hash `me`'s buffered blocks, then `more`, then `fin` (the final padding, if any),
-    /// together with every waiting slot this thread can claim. Returns `me` and how many
-    /// bytes of `more` were hashed: without `fin`, only as many as keep `me`'s lane no
-    /// longer than the longest other, since the excess would run alone on the
-    /// single-stream path while every other lane idles.
+    /// Put `me`'s ready half on the waiting list.
+    fn queue(&self, slot: &Slot<F>, me: &mut SlotData<F>) {
+        if !me.queued {
+            me.queued = true;
+            self.waiting.lock().push(Arc::clone(slot));
+        }
+    }
+
+    /// Hash `me`'s `ready` half together with every waiting half this thread can claim.
+    /// With `fin` (the final padding), or with nobody to claim, `fill` and `more` are
+    /// hashed too (`more` in place) and the returned count covers all of `more`;
+    /// otherwise it is 0: the lanes get equal halves, and the excess would run alone on
+    /// the single-stream path while every other lane idles. `me` must not be busy.
     fn round(
         &self,
         slot: &Slot<F>,
-        mut me: Claimed<F>,
+        me: &mut MutexGuard<'_, SlotData<F>>,
         more: [&[u8]; 2],
         fin: Option<(&[u8], u64)>,
-    ) -> (Claimed<F>, usize) {
-        let mut others = self.claim(slot, &mut me);
-        let mut more = more;
-        if fin.is_none() && !others.is_empty() {
-            let longest = others.iter().map(|o| o.buf.len()).max().unwrap_or(0);
-            let room = longest.saturating_sub(me.buf.len());
-            let take0 = more[0].len().min(room);
-            let take1 = more[1].len().min(room - take0);
-            more = [&more[0][..take0], &more[1][..take1]];
-        }
-        let hashed = more[0].len() + more[1].len();
-        let own = Job {
-            state: me.state,
-            segs: [&me.buf, more[0], more[1]],
-            fin,
-        };
+    ) -> usize {
+        debug_assert!(!me.busy);
+        let mut others = self.claim(slot, me);
+        let me = &mut **me;
         if others.is_empty() {
-            me.state = own.run_single();
-        } else {
-            let mut states = vec![F::State::default(); others.len() + 1];
-            let jobs: Vec<Job<F>> = std::iter::once(own)
-                .chain(others.iter().map(|o| Job {
-                    state: o.state,
-                    segs: [&o.buf, &[], &[]],
-                    fin: None,
-                }))
-                .collect();
-            let start = best(&self.kernels, states.len());
-            schedule::run::<F>(
-                &self.kernels,
-                start,
-                true,
-                jobs.into_iter().enumerate(),
-                |i, s| states[i] = *s,
-            );
-            me.state = states[0];
-            for (o, s) in others.iter_mut().zip(&states[1..]) {
-                o.state = *s;
-                o.buf.clear();
+            let s = Job::<F>::blocks(me.state, [&me.ready, &me.fill, more[0]]).run_single();
+            me.state = Job::<F> {
+                state: s,
+                segs: [more[1], &[], &[]],
+                fin,
             }
+            .run_single();
+            me.ready.clear();
+            me.fill.clear();
+            return more[0].len() + more[1].len();
         }
-        me.buf.clear();
-        (me, hashed)
+        let own = if fin.is_some() {
+            debug_assert!(more[1].is_empty());
+            Job {
+                state: me.state,
+                segs: [&me.ready, &me.fill, more[0]],
+                fin,
+            }
+        } else {
+            Job::blocks(me.state, [&me.ready, &[], &[]])
+        };
+        let mut states = vec![F::State::default(); others.len() + 1];
+        let jobs: Vec<Job<F>> = std::iter::once(own)
+            .chain(
+                others
+                    .iter()
+                    .map(|o| Job::blocks(o.state, [&o.half, &[], &[]])),
+            )
+            .collect();
+        let jobs = jobs.into_iter().enumerate();
+        let start = best(&self.kernels, states.len());
+        schedule::run::<F>(&self.kernels, start, true, jobs, |i, s| states[i] = *s);
+        me.state = states[0];
+        me.ready.clear();
+        for (o, s) in others.iter_mut().zip(&states[1..]) {
+            o.state = *s;
+            o.hashed = true;
+        }
+        drop(others);
+        if fin.is_some() {
+            me.fill.clear();
+            return more[0].len();
+        }
+        0
     }
 
-    /// Lock and unqueue up to `round_lanes() - 1` waiting slots other than `me`'s, never blocking.
-    fn claim(&self, slot: &Slot<F>, me: &mut Claimed<F>) -> Vec<Claimed<F>> {
+    /// Take the state and ready half of up to `round_lanes() - 1` waiting slots other than
+    /// `me`'s, never blocking.
+    fn claim(&self, slot: &Slot<F>, me: &mut SlotData<F>) -> Vec<Claim<F>> {
         let mut waiting = self.waiting.lock();
         me.queued = false;
         if waiting.is_empty() {
@@ -224,23 +318,30 @@ impl<F: Family> Pool<F> {
         let mut got = Vec::new();
         for s in std::mem::take(&mut *waiting) {
             if Arc::ptr_eq(&s, slot) {
-                continue; // our own entry: we hash our blocks now
+                continue; // our own entry: we hash our half now
             }
             if got.len() + 1 >= lanes {
                 waiting.push(s);
                 continue;
             }
-            match s.try_lock_arc() {
-                Some(mut o) => {
-                    if !o.buf.is_empty() {
-                        o.queued = false;
-                        got.push(o);
-                    }
-                    // Empty: a stale entry (dropped stream, or already hashed).
-                }
-                // Its owner or another round holds it: leave it for a later round.
-                None => waiting.push(s),
+            let Some(mut o) = s.data.try_lock() else {
+                // Its owner holds it for a moment: leave it for a later round.
+                waiting.push(s);
+                continue;
+            };
+            o.queued = false;
+            if o.ready.is_empty() || o.busy {
+                continue; // a stale entry (dropped stream, or already hashed)
             }
+            o.busy = true;
+            let (state, half) = (o.state, std::mem::take(&mut o.ready));
+            drop(o);
+            got.push(Claim {
+                slot: s,
+                state,
+                half,
+                hashed: false,
+            });
         }
         got
     }
@@ -262,11 +363,16 @@ impl<F: Family> Stream<F> {
     pub(crate) fn new(pool: Arc<Pool<F>>, iv: F::State) -> Self {
         Stream {
             pool,
-            slot: Arc::new(Mutex::new(SlotData {
-                state: iv,
-                buf: Vec::new(),
-                queued: false,
-            })),
+            slot: Arc::new(SlotCell {
+                data: Mutex::new(SlotData {
+                    state: iv,
+                    ready: Vec::new(),
+                    fill: Vec::new(),
+                    busy: false,
+                    queued: false,
+                }),
+                back: Condvar::new(),
+            }),
             part: [0; STAGE],
             part_len: 0,
             total: 0,
@@ -282,6 +388,7 @@ impl<F: Family> Stream<F> {
         if !self.writing {
             self.writing = true;
             self.pool.writers.fetch_add(1, Ordering::Relaxed);
+            self.pool.engine_writers.fetch_add(1, Ordering::Relaxed);
         }
         if self.part_len + data.len() < STAGE {
             self.part[self.part_len..self.part_len + data.len()].copy_from_slice(data);
@@ -305,15 +412,17 @@ impl<F: Family> Stream<F> {
     /// Bytes held unhashed in the slot (not counting the stage).
     #[cfg(test)]
     pub(crate) fn buffered(&self) -> usize {
-        self.slot.lock().buf.len()
+        let d = self.slot.data.lock();
+        d.ready.len() + d.fill.len()
     }
 
     pub(crate) fn finalize(self, len: usize) -> Digest {
         let whole = self.part_len - self.part_len % F::BLOCK;
-        let me = self.slot.lock_arc();
-        let (me, _) = self.pool.round(
+        let mut me = self.slot.data.lock();
+        Pool::wait_back(&self.slot, &mut me);
+        self.pool.round(
             &self.slot,
-            me,
+            &mut me,
             [&self.part[..whole], &[]],
             Some((&self.part[whole..self.part_len], self.total)),
         );
@@ -325,13 +434,20 @@ impl<F: Family> Drop for Stream<F> {
     fn drop(&mut self) {
         if self.writing {
             self.pool.writers.fetch_sub(1, Ordering::Relaxed);
+            self.pool.engine_writers.fetch_sub(1, Ordering::Relaxed);
         }
-        // Free the batch now; a stale `waiting` entry may keep the (empty) slot a while.
-        self.slot.lock().buf = Vec::new();
+        // Free the halves now (a round holding one gives it back to the slot, which goes
+        // with the last reference); a stale `waiting` entry may keep the slot a while.
+        let mut d = self.slot.data.lock();
+        d.fill = Vec::new();
+        if !d.busy {
+            d.ready = Vec::new();
+        }
     }
 }
 
-const _: () = assert!(STAGE.is_multiple_of(MAX_BLOCK) && STAGE <= BATCH);
+const _: () =
+    assert!(STAGE.is_multiple_of(MAX_BLOCK) && MIN_HALF.is_multiple_of(MAX_BLOCK) && MIN_HALF > 0);
 
 /// `head ++ body` without its first `n` bytes.
 fn skip<'a>(head: &'a [u8], body: &'a [u8], n: usize) -> (&'a [u8], &'a [u8]) {
