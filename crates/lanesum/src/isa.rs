@@ -171,9 +171,9 @@ pub enum Uarch {
 }
 
 impl Uarch {
-    /// Reads the CPU vendor and family (CPUID leaves 0 and 1).
+    /// Reads the CPU vendor and family (CPUID leaves 0 and 1). Miri cannot run CPUID.
     pub fn detect() -> Uarch {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         {
             // SAFETY: CPUID exists on every x86-64 CPU; leaf 1 is read only when leaf 0
             // says it exists. (`__cpuid` is a safe fn from Rust 1.94; older ones need this.)
