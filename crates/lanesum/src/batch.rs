@@ -123,7 +123,12 @@ fn run_batch<F: Family>(
         Some(name) => *kernels.iter().find(|k| k.name == name)?,
         None => {
             let total: usize = msgs.iter().map(|m| m.len()).sum();
-            best_for(kernels, msgs.len(), total / msgs.len().max(1) / F::BLOCK)
+            best_for(
+                kernels,
+                msgs.len(),
+                total / msgs.len().max(1) / F::BLOCK,
+                F::BLOCK,
+            )
         }
     };
     let mut order: Vec<usize> = (0..msgs.len()).collect();

@@ -106,9 +106,15 @@ pub(crate) fn pad_final<F: Family>(
 ) -> usize {
     debug_assert!(tail.len() < F::BLOCK);
     let used = padded_len::<F>(tail.len());
+    // Zero whole blocks with constant sizes (inline stores, not a memset call per lane),
+    // then lay the tail over them.
+    if used == F::BLOCK {
+        out[..F::BLOCK].fill(0);
+    } else {
+        out[..2 * F::BLOCK].fill(0);
+    }
     out[..tail.len()].copy_from_slice(tail);
     out[tail.len()] = 0x80;
-    out[tail.len() + 1..used].fill(0);
     // Lengths are in bits; 64-bit fields wrap modulo 2^64 bits as the standards say.
     let bits = (total as u128) << 3;
     let field = &mut out[used - F::LEN_BYTES..used];

@@ -171,12 +171,9 @@ pub(crate) fn run<'a, F: Family>(
         }
         if narrow && queue.len() == 0 && tail.is_none() {
             // Only kernels wide enough for every busy lane: nothing is left to refill.
-            let wide: Vec<_> = kernels
-                .iter()
-                .copied()
-                .filter(|k| k.lanes >= busy)
-                .collect();
-            let k = best(&wide, busy);
+            let k = best_by(kernels.iter().filter(|k| k.lanes >= busy), |k| {
+                k.rate_with(busy)
+            });
             if k.rate_with(busy) > 1.05 * s.kernel.rate_with(busy) {
                 s.resize(k);
             }
@@ -352,26 +349,27 @@ pub(crate) fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKerne
     best_by(kernels, |k| k.rate_with(busy))
 }
 
-/// The same for `busy` messages of `blocks` blocks on average: long ones get the
-/// balanced tail, so a kernel narrower than the batch wastes no lanes.
+/// The same for `busy` messages of `blocks` blocks of `block_len` bytes on average: long
+/// ones get the balanced tail, so a kernel narrower than the batch wastes no lanes.
 pub(crate) fn best_for<W: Copy>(
     kernels: &[LaneKernel<W>],
     busy: usize,
     blocks: usize,
+    block_len: usize,
 ) -> LaneKernel<W> {
     if blocks >= PLAN_MIN_BLOCKS {
-        best_by(kernels, |k| k.rate_balanced(busy))
+        best_by(kernels, |k| k.rate_balanced(busy, blocks * block_len))
     } else {
         best(kernels, busy)
     }
 }
 
-fn best_by<W: Copy>(
-    kernels: &[LaneKernel<W>],
+fn best_by<'k, W: Copy + 'k>(
+    kernels: impl IntoIterator<Item = &'k LaneKernel<W>>,
     rate: impl Fn(&LaneKernel<W>) -> f32,
 ) -> LaneKernel<W> {
     *kernels
-        .iter()
+        .into_iter()
         .max_by(|a, b| {
             rate(a)
                 .partial_cmp(&rate(b))

@@ -36,12 +36,13 @@ const TL_H: i32 = 0x96; // b ^ c ^ d
 const TL_I: i32 = 0x39; // c ^ (b | !d)
 
 /// The set counts kept, with `est_gbps` from the raw kernel speed test (16 KiB lanes,
-/// one core of this Xeon, best of several runs). Before double-buffering: x1 13.4-14.1,
+/// one core, best of several runs). On the Xeon, before double-buffering: x1 13.4-14.1,
 /// x2 14.5-16.0, x3 14.0-15.1, x4 14.0-15.1, x5 13.9-14.8, x6 13.8-14.7 GB/s; after: x1
-/// 13.9-15.0, x2 14.8-15.9, x4 14.3-15.5 (the lower ends from ~1 ms samples). Two sets already fill the ports (see above);
-/// more only add register and cache pressure. x4 stays for 33-64 busy lanes in one pass
-/// and for cores with slower integer latency (Zen 5, where it is the fastest); x3, x5, x6
-/// never won on the Xeon and were dropped.
+/// 13.9-15.0, x2 14.8-15.9, x4 14.3-15.5 (the lower ends from ~1 ms samples). Two sets
+/// already fill its ports (see above). On Zen 5 (2-cycle latency) more sets win: x4 is the
+/// fastest, and x3 serves 33-48 messages (48 x 16 KiB: x3 16.5, x4 14.3 GB/s; 33-47 of
+/// them ran 0.73-0.78 of 32 before it, since x2's balanced tail costs a call per lane).
+/// x5 and x6 never won and were dropped.
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
     if !features.avx512 {
         return Vec::new();
@@ -49,6 +50,7 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
     vec![
         LaneKernel::new("avx512x1", 16, est(14.0, 7.3), run::<1>),
         LaneKernel::new("avx512x2", 32, est(15.0, 13.6), run::<2>),
+        LaneKernel::new("avx512x3", 48, est(14.5, 16.0), run::<3>),
         LaneKernel::new("avx512x4", 64, est(14.5, 17.8), run::<4>),
     ]
 }
