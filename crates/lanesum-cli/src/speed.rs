@@ -112,11 +112,19 @@ fn best_of(min: Duration, clock: fn() -> Duration, mut f: impl FnMut()) -> f64 {
     let mut best = f64::INFINITY;
     let deadline = Instant::now() + min * 20; // under heavy load, give up waiting eventually
     for _ in 0..3 {
+        // Calls between clock reads double: reading the thread CPU clock is a system call
+        // of ~0.3 us, 5% of hashing 64 messages of 1 KiB, so it is not done per call.
         let start = clock();
-        let mut calls = 0u32;
-        while calls == 0 || (clock() - start < min / 3 && Instant::now() < deadline) {
-            f();
-            calls += 1;
+        let (mut calls, mut run) = (0u64, 1u64);
+        loop {
+            for _ in 0..run {
+                f();
+            }
+            calls += run;
+            if clock() - start >= min / 3 || Instant::now() >= deadline {
+                break;
+            }
+            run *= 2;
         }
         best = best.min((clock() - start).as_secs_f64() / calls as f64);
     }
