@@ -345,8 +345,43 @@ impl<'a, F: Family> Tail<'a, F> {
 }
 
 /// The kernel with the best throughput for `busy` messages; fewer lanes on a tie.
+///
+/// A kernel narrower than the batch is rated as `run` uses it: full waves on it, then
+/// the last partial wave on the fastest kernel wide enough for it (33 SHA-256 messages:
+/// 32 in 32 lanes, then one on SHA-NI, rather than three waves of a 16-lane kernel).
 pub(crate) fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKernel<W> {
-    best_by(kernels, |k| k.rate_with(busy))
+    let n = busy.max(1);
+    // The fastest rate for a last wave of `rest` messages, kept for the last `rest` asked
+    // (kernels come in order of width, so equal remainders tend to be asked in a row).
+    let mut kept = (0, 0.0);
+    let mut rate = |k: &LaneKernel<W>| -> f32 {
+        if n <= k.lanes {
+            return k.rate_with(n);
+        }
+        let rest = n % k.lanes;
+        // Time in units of one message's bytes per GB/s.
+        let mut time = (n - rest) as f32 / k.est_gbps;
+        if rest > 0 {
+            if kept.0 != rest {
+                let r = kernels
+                    .iter()
+                    .filter(|j| j.lanes >= rest)
+                    .map(|j| j.rate_with(rest))
+                    .fold(0.0, f32::max);
+                kept = (rest, r);
+            }
+            time += rest as f32 / kept.1;
+        }
+        n as f32 / time
+    };
+    let mut top = (kernels[0], rate(&kernels[0]));
+    for k in &kernels[1..] {
+        let r = rate(k);
+        if r > top.1 || (r == top.1 && k.lanes < top.0.lanes) {
+            top = (*k, r);
+        }
+    }
+    top.0
 }
 
 /// The same for `busy` messages of `blocks` blocks of `block_len` bytes on average: long
