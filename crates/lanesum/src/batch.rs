@@ -281,17 +281,20 @@ mod tests {
         }
     }
 
+    /// One algorithm of each Merkle–Damgård family with lane kernels.
+    const FAMILIES: [Algorithm; 4] = [
+        Algorithm::Md5,
+        Algorithm::Sha256,
+        Algorithm::Sha512,
+        Algorithm::Sha1,
+    ];
+
     /// Counts just past a kernel's width with long messages: the scheduler's balanced
     /// tail (split jobs, parked states) on the real kernels of this CPU.
     #[test]
     fn long_messages_past_a_kernel_width() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(21);
-        for alg in [
-            Algorithm::Md5,
-            Algorithm::Sha1,
-            Algorithm::Sha256,
-            Algorithm::Sha512,
-        ] {
+        for alg in FAMILIES {
             for count in [9, 17, 33, 40] {
                 let msgs: Vec<Vec<u8>> = (0..count)
                     .map(|_| {
@@ -308,12 +311,7 @@ mod tests {
     #[test]
     fn every_message_count_auto() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(9);
-        for alg in [
-            Algorithm::Md5,
-            Algorithm::Sha256,
-            Algorithm::Sha512,
-            Algorithm::Sha1,
-        ] {
+        for alg in FAMILIES {
             for count in 0..=130 {
                 let msgs: Vec<Vec<u8>> = (0..count)
                     .map(|_| {

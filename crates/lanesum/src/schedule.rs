@@ -352,9 +352,9 @@ impl<'a, F: Family> Tail<'a, F> {
 pub(crate) fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKernel<W> {
     let n = busy.max(1);
     // The fastest rate for a last wave of `rest` messages, kept for the last `rest` asked
-    // (kernels come in order of width, so equal remainders tend to be asked in a row).
+    // (most kernels leave no remainder or the same one, so it is rarely recomputed).
     let mut kept = (0, 0.0);
-    let mut rate = |k: &LaneKernel<W>| -> f32 {
+    let rate = |k: &LaneKernel<W>| -> f32 {
         if n <= k.lanes {
             return k.rate_with(n);
         }
@@ -374,14 +374,7 @@ pub(crate) fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKerne
         }
         n as f32 / time
     };
-    let mut top = (kernels[0], rate(&kernels[0]));
-    for k in &kernels[1..] {
-        let r = rate(k);
-        if r > top.1 || (r == top.1 && k.lanes < top.0.lanes) {
-            top = (*k, r);
-        }
-    }
-    top.0
+    best_by(kernels, rate)
 }
 
 /// The same for `busy` messages of `blocks` blocks of `block_len` bytes on average: long
@@ -399,19 +392,20 @@ pub(crate) fn best_for<W: Copy>(
     }
 }
 
+/// The kernel `rate` rates highest (each rated once); fewer lanes on a tie.
 fn best_by<'k, W: Copy + 'k>(
     kernels: impl IntoIterator<Item = &'k LaneKernel<W>>,
-    rate: impl Fn(&LaneKernel<W>) -> f32,
+    mut rate: impl FnMut(&LaneKernel<W>) -> f32,
 ) -> LaneKernel<W> {
-    *kernels
-        .into_iter()
-        .max_by(|a, b| {
-            rate(a)
-                .partial_cmp(&rate(b))
-                .unwrap()
-                .then(b.lanes.cmp(&a.lanes))
-        })
-        .expect("the single-stream kernel is always there")
+    let mut top: Option<(LaneKernel<W>, f32)> = None;
+    for k in kernels {
+        let r = rate(k);
+        match top {
+            Some((t, tr)) if r < tr || (r == tr && k.lanes > t.lanes) => {}
+            _ => top = Some((*k, r)),
+        }
+    }
+    top.expect("the single-stream kernel is always there").0
 }
 
 thread_local! {

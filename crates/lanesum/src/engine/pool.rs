@@ -169,11 +169,7 @@ impl<F: Family> Pool<F> {
         loop {
             if self.writers() <= 1 {
                 Self::wait_back(slot, &mut me);
-                let d = &mut *me;
-                let s = Job::<F>::blocks(d.state, [&d.ready, &d.fill, head]).run_single();
-                d.state = Job::<F>::blocks(s, [body, &[], &[]]).run_single();
-                d.ready.clear();
-                d.fill.clear();
+                hash_alone(&mut me, [head, body], None);
                 return;
             }
             let half = self.half();
@@ -260,15 +256,7 @@ impl<F: Family> Pool<F> {
         let mut others = self.claim(slot, me);
         let me = &mut **me;
         if others.is_empty() {
-            let s = Job::<F>::blocks(me.state, [&me.ready, &me.fill, more[0]]).run_single();
-            me.state = Job::<F> {
-                state: s,
-                segs: [more[1], &[], &[]],
-                fin,
-            }
-            .run_single();
-            me.ready.clear();
-            me.fill.clear();
+            hash_alone(me, more, fin);
             return more[0].len() + more[1].len();
         }
         let own = if fin.is_some() {
@@ -282,6 +270,7 @@ impl<F: Family> Pool<F> {
             Job::blocks(me.state, [&me.ready, &[], &[]])
         };
         let mut states = vec![F::State::default(); others.len() + 1];
+        // Collected: `run` wants an exact-size iterator, which a chain is not.
         let jobs: Vec<Job<F>> = std::iter::once(own)
             .chain(
                 others
@@ -448,6 +437,19 @@ impl<F: Family> Drop for Stream<F> {
 
 const _: () =
     assert!(STAGE.is_multiple_of(MAX_BLOCK) && MIN_HALF.is_multiple_of(MAX_BLOCK) && MIN_HALF > 0);
+
+/// Hash `me`'s halves, then `more` (in place), then `fin` on the single-stream path.
+fn hash_alone<F: Family>(me: &mut SlotData<F>, more: [&[u8]; 2], fin: Option<(&[u8], u64)>) {
+    let s = Job::<F>::blocks(me.state, [&me.ready, &me.fill, more[0]]).run_single();
+    me.state = Job::<F> {
+        state: s,
+        segs: [more[1], &[], &[]],
+        fin,
+    }
+    .run_single();
+    me.ready.clear();
+    me.fill.clear();
+}
 
 /// `head ++ body` without its first `n` bytes.
 fn skip<'a>(head: &'a [u8], body: &'a [u8], n: usize) -> (&'a [u8], &'a [u8]) {
