@@ -10,7 +10,7 @@
 //! the four independent G functions of each half-round already overlap the 2-cycle
 //! latency of the vector ops.
 
-use crate::x86_transpose::avx512::transpose_u32;
+use crate::x86_transpose::avx512::{load_transpose_u32, transpose_u32};
 use core::arch::x86_64::*;
 
 use super::many::{LaneState, LanesFn, SCHEDULE};
@@ -104,19 +104,6 @@ macro_rules! round {
     };
 }
 
-/// Load lane `l`'s block from `ptrs[l]` and transpose: word `w` of every lane into `m[w]`.
-///
-/// # Safety
-/// Every pointer must have 64 readable bytes.
-#[inline]
-#[target_feature(enable = "avx512f")]
-unsafe fn load_transpose(ptrs: &[*const u8; N]) -> [__m512i; 16] {
-    // SAFETY: the caller guarantees 64 readable bytes at each pointer; unaligned loads.
-    transpose_u32(core::array::from_fn(|l| unsafe {
-        _mm512_loadu_si512(ptrs[l].cast())
-    }))
-}
-
 /// # Safety
 /// AVX-512 F/BW/VL must be present, `st.check(steps)` must hold and `L == 16 * S`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
@@ -171,7 +158,8 @@ unsafe fn compress_lanes_avx512<const L: usize, const S: usize>(
             }
             // SAFETY: each pointer has 64 readable bytes: final blocks are arrays of 64, and
             // `check` showed each lane's data holds the blocks of the steps it reads there.
-            m[s] = unsafe { load_transpose(&ptrs) };
+            let ms = &mut m[s];
+            unsafe { load_transpose_u32(&ptrs, 0, |w, v| ms[w] = v) };
             let mut step_flags = flags[s];
             if step == 0 {
                 step_flags = _mm512_or_si512(step_flags, start_flags[s]);

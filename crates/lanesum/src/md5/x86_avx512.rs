@@ -24,6 +24,7 @@ use core::arch::x86_64::*;
 use super::{word_index, K, S};
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
+use crate::x86_transpose::avx512::load_transpose_u32;
 
 /// Bytes ahead of the current block that each lane prefetches: with 64+ streams from
 /// L3 or memory the hardware prefetchers fall behind.
@@ -79,54 +80,6 @@ fn opaque(mut x: __m512i) -> __m512i {
     x
 }
 
-/// Transpose 16 lanes' 64-byte blocks (lane `l` at `p[l]`) into `m[w]` = word `w` of
-/// every lane.
-///
-/// # Safety
-/// Each `p[l]` must be readable for 64 bytes; the CPU must have AVX-512F.
-#[inline]
-#[target_feature(enable = "avx512f")]
-unsafe fn load_transpose(p: &[*const u8; 16], m: &mut [__m512i; 16]) {
-    // Group (h, g): words 8h..8h+8 of lanes 8g..8g+8. Vector r of the group holds lane
-    // 8g + r in its low 256 bits and lane 8g + 4 + r in its high 256 bits.
-    for h in 0..2 {
-        for g in 0..2 {
-            let mut v = [_mm512_setzero_si512(); 4];
-            for (r, v) in v.iter_mut().enumerate() {
-                // SAFETY: words 8h..8h+8 lie inside each lane's 64 readable bytes.
-                unsafe {
-                    let lo = _mm256_loadu_si256(p[8 * g + r].add(32 * h).cast());
-                    let hi = _mm256_loadu_si256(p[8 * g + 4 + r].add(32 * h).cast());
-                    *v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
-                }
-            }
-            // 4x4 transpose inside every 128-bit chunk.
-            let t0 = _mm512_unpacklo_epi32(v[0], v[1]);
-            let t1 = _mm512_unpackhi_epi32(v[0], v[1]);
-            let t2 = _mm512_unpacklo_epi32(v[2], v[3]);
-            let t3 = _mm512_unpackhi_epi32(v[2], v[3]);
-            // o[k] chunks: word 8h+k and 8h+4+k of lanes 8g..8g+4, then of 8g+4..8g+8.
-            let o = [
-                _mm512_unpacklo_epi64(t0, t2),
-                _mm512_unpackhi_epi64(t0, t2),
-                _mm512_unpacklo_epi64(t1, t3),
-                _mm512_unpackhi_epi64(t1, t3),
-            ];
-            // Stash lanes 0..8 (g = 0) in m until the g = 1 half arrives.
-            if g == 0 {
-                m[8 * h..8 * h + 4].copy_from_slice(&o);
-            } else {
-                for k in 0..4 {
-                    let a = m[8 * h + k];
-                    // Chunks [a.0, a.2, o.0, o.2] = word 8h+k of lanes 0..16.
-                    m[8 * h + k] = _mm512_shuffle_i32x4::<0b10_00_10_00>(a, o[k]);
-                    m[8 * h + 4 + k] = _mm512_shuffle_i32x4::<0b11_01_11_01>(a, o[k]);
-                }
-            }
-        }
-    }
-}
-
 /// Compress `nblocks` blocks in each of `16 N` lanes.
 ///
 /// # Safety
@@ -169,7 +122,8 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
                 _mm_prefetch::<_MM_HINT_T1>(q.wrapping_add(PREFETCH).cast());
             }
             // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX-512F is on.
-            unsafe { load_transpose(&p, &mut msg[$blk & 1][$j]) };
+            let m = &mut msg[$blk & 1][$j];
+            unsafe { load_transpose_u32(&p, 0, |w, v| m[w] = v) };
         }};
     }
 

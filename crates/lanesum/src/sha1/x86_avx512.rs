@@ -1,23 +1,27 @@
 //! AVX-512 SHA-1: 16 lanes per set (one u32 lane of a zmm per message), `S` sets
 //! interleaved.
 //!
-//! Each block is loaded as one zmm per lane, byte-swapped with `vpshufb` and transposed
-//! with unpack/`vshufi32x4` shuffles (no gathers) into W[0..16]. The 80 rounds are fully
-//! unrolled (about 5 KB of code per set, well inside the instruction cache) so the
-//! rolling 16-word schedule window, the round function (`vpternlogd`) and the K constant
-//! are all fixed at compile time. A round is 2 rotates, 1 ternlog and 4 adds; the
-//! schedule 1 ternlog, 1 xor and 1 rotate.
+//! Each block is loaded and transposed with shuffles (no gathers) by the shared
+//! `load_transpose_u32`, then byte-swapped with `vpshufb` into W[0..16]. The 80 rounds
+//! are fully unrolled (about 5 KB of code per set, well inside the instruction cache) so
+//! the rolling 16-word schedule window, the round function (`vpternlogd`) and the K
+//! constant are all fixed at compile time. A round is 2 rotates, 1 ternlog and 4 adds;
+//! the schedule 1 ternlog, 1 xor and 1 rotate.
 //!
-//! Like SHA-256 the kernel is bound by the two 512-bit ports (~10.7 ops per round with
-//! the transpose, ~430 cycles per 16 blocks, ~9.6 GB/s at 4.0 GHz), not by latency.
-//! Loading and transposing the next block between rounds 20 and 25 rather than at the
-//! top of the block lets its shuffles overlap the rounds: 8.0 -> 8.5 GB/s at 16 KiB.
-//! A second set only adds spills (x2 7.5, x3 4.1 GB/s on a Xeon; x1 10.2, x2 10.0 on
-//! Zen 5); x2 is kept for 32-lane callers.
+//! The kernel is bound by the 512-bit ports (~10.7 ops per round with the transpose),
+//! so every op counts. Three measured savings on Zen 5 (16 KiB, x1 / x2 GB/s, 9.2 / 10.1
+//! before): adding rol5(a) last, so one round's `a` reaches the next through a rotate
+//! and one add (the rest is ready a round early); letting the schedule's ternlog
+//! overwrite the dying W[t-16] instead of a copy of a live word; and the cheaper
+//! transpose (x1 11.2, x2 11.6 after all three). Loading the next block part-way through
+//! the rounds, so its shuffles overlap them, won 8.0 -> 8.5 GB/s on a Xeon but now
+//! costs spills (16 more live registers): loading at the top of each block is 3-10%
+//! faster on Zen 5. x3 and x4 spill the 16-word windows (5.5 and 7.5 GB/s) and are not
+//! built.
 
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
-use crate::x86_transpose::avx512::{bswap_u32 as bswap, transpose_u32 as transpose};
+use crate::x86_transpose::avx512::{bswap_u32 as bswap, load_transpose_u32 as load_transpose};
 use core::arch::x86_64::*;
 
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
@@ -25,8 +29,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx512x1", 16, est(8.2, 10.2), run::<1>),
-        LaneKernel::new("avx512x2", 32, est(7.5, 10.0), run::<2>),
+        LaneKernel::new("avx512x1", 16, est(8.2, 11.5), run::<1>),
+        LaneKernel::new("avx512x2", 32, est(7.5, 10.5), run::<2>),
     ]
 }
 
@@ -37,6 +41,18 @@ fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
     // SAFETY: this fn is only stored in a LaneKernel built after `features.avx512`
     // (F+BW+VL) was detected; the slice lengths the kernel reads were asserted above.
     unsafe { compress::<S>(state, blocks, nblocks) }
+}
+
+/// Returns `x` unchanged, hidden from the optimiser, so that LLVM cannot reassociate
+/// a round's additions back into one serial chain.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn opaque(mut x: __m512i) -> __m512i {
+    // SAFETY: the asm is empty: it reads and writes only the register holding `x`.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(zmm_reg) x, options(pure, nomem, nostack, preserves_flags));
+    }
+    x
 }
 
 /// Bytes ahead of the current block to prefetch in each lane.
@@ -79,13 +95,15 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
             let i = $t & 15;
             for s in 0..S {
                 if $t >= 16 {
+                    // W[t-16] dies here, so the destructive ternlog can overwrite it
+                    // instead of copying a live word first.
                     let x = _mm512_ternarylogic_epi32(
-                        $w[(i + 13) & 15][s],
-                        $w[(i + 8) & 15][s],
+                        $w[i][s],
                         $w[(i + 2) & 15][s],
+                        $w[(i + 8) & 15][s],
                         0x96,
                     );
-                    $w[i][s] = _mm512_rol_epi32(_mm512_xor_si512(x, $w[i][s]), 1);
+                    $w[i][s] = _mm512_rol_epi32(_mm512_xor_si512(x, $w[(i + 13) & 15][s]), 1);
                 }
                 let (b, c, d) = ($b[s], $c[s], $d[s]);
                 let f = match $t / 20 {
@@ -93,8 +111,10 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
                     2 => _mm512_ternarylogic_epi32(b, c, d, 0xe8),
                     _ => _mm512_ternarylogic_epi32(b, c, d, 0x96),
                 };
-                let ekw = add!($e[s], add!($w[i][s], k[$t / 20]));
-                $e[s] = add!(add!(_mm512_rol_epi32($a[s], 5), f), ekw);
+                // Everything but rol5(a) is ready a round early; adding it last keeps
+                // the chain from one round's `a` to the next at a rotate and one add.
+                let rest = opaque(add!(f, add!($e[s], add!($w[i][s], k[$t / 20]))));
+                $e[s] = add!(_mm512_rol_epi32($a[s], 5), rest);
                 $b[s] = _mm512_rol_epi32(b, 30);
             }
         };
@@ -114,38 +134,25 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         ($blk:expr) => {{
             let mut w = [[zero; S]; 16];
             for (s, p) in ptrs.iter().enumerate() {
-                let mut r = [zero; 16];
-                for (l, v) in r.iter_mut().enumerate() {
-                    // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
-                    // by the caller) and $blk < nblocks; the load is unaligned.
-                    *v = bswap(unsafe { _mm512_loadu_si512(p[l].add($blk * 64).cast()) });
+                for q in p {
                     // A hint only: prefetching past the end of a slice cannot fault.
-                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add($blk * 64 + PREFETCH).cast());
+                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add($blk * 64 + PREFETCH).cast());
                 }
-                for (i, v) in transpose(r).into_iter().enumerate() {
-                    w[i][s] = v;
-                }
+                // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
+                // by the caller) and $blk < nblocks.
+                unsafe { load_transpose(p, $blk * 64, |i, v| w[i][s] = bswap(v)) };
             }
             w
         }};
     }
 
-    if nblocks == 0 {
-        return;
-    }
-    let mut next = load!(0);
     for blk in 0..nblocks {
-        let mut w = next;
+        let mut w = load!(blk);
         let [mut a, mut b, mut c, mut d, mut e] = st;
         five!(w, 0, a, b, c, d, e);
         five!(w, 1, a, b, c, d, e);
         five!(w, 2, a, b, c, d, e);
         five!(w, 3, a, b, c, d, e);
-        // Load and transpose the next block here, so its shuffles overlap the rounds
-        // instead of stalling the start of the next block.
-        if blk + 1 < nblocks {
-            next = load!(blk + 1);
-        }
         five!(w, 4, a, b, c, d, e);
         five!(w, 5, a, b, c, d, e);
         five!(w, 6, a, b, c, d, e);
