@@ -118,10 +118,20 @@ pub fn strerror(e: &io::Error) -> String {
 /// End as a C program writing to a closed pipe would: killed by SIGPIPE (the shell sees
 /// status 141 and prints nothing). Rust ignores SIGPIPE, so restore the default first.
 fn die_of_sigpipe() -> ! {
-    // SAFETY: signal() and raise() with valid constants have no memory-safety preconditions.
+    default_sigpipe();
+    // SAFETY: raise() with a valid signal number has no memory-safety preconditions.
     unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         libc::raise(libc::SIGPIPE);
     }
     process::exit(141);
+}
+
+/// Restore the default SIGPIPE action (Rust's runtime ignores it), so that writing to a
+/// closed pipe ends the process quietly, as it does `md5sum`, instead of the write
+/// failing: `lanesum speed | head -3` then stops at once rather than panicking in `println!`.
+pub fn default_sigpipe() {
+    // SAFETY: signal() with valid constants has no memory-safety preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

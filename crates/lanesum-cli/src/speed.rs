@@ -148,6 +148,8 @@ struct Row {
 
 /// Entry point; `args` are the words after `speed`. Returns the exit status.
 pub fn run(args: Vec<OsString>) -> i32 {
+    // Its report is printed line by line as measured; a reader that stops early ends it.
+    crate::report::default_sigpipe();
     // Paths that would spread work over rayon's threads (BLAKE3's large updates) must stay
     // on this thread, whose CPU clock is the one measured.
     match rayon::ThreadPoolBuilder::new().num_threads(1).build() {

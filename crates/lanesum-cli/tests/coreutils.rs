@@ -654,3 +654,36 @@ fn closed_stdout_and_bad_input_do_not_panic() {
         String::from_utf8_lossy(&out.stderr).starts_with("lanesum speed: unknown algorithm 'md4'")
     );
 }
+
+/// `lanesum speed | head -1`: the reader leaves after one line; the report stops quietly
+/// (SIGPIPE, like coreutils) instead of panicking on the failed write.
+#[test]
+fn speed_into_a_closed_pipe_stops_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    // Dozens of measurements of 10 ms each: the reader has gone long before the last.
+    let mut child = Command::new(BIN)
+        .args([
+            "speed",
+            "-a",
+            "md5,sha1,sha256,sha512",
+            "--sizes",
+            "64",
+            "--time",
+            "0.01",
+        ])
+        .arg("--json")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with('{'), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.is_empty(), "{err}");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+}
