@@ -196,11 +196,12 @@ pub(crate) fn run<'a, F: Family>(
     }
 }
 
-/// A job out of the lanes: its lane record, chaining state and padded tail.
+/// A job out of the lanes: its lane record and chaining state. (Not its padded tail: a
+/// job parked in its padding pads again where it resumes, rather than every parked job
+/// carrying a copy of a lane's tail buffer.)
 struct Parked<'a, F: Family> {
     lane: Lane<'a>,
     state: F::State,
-    tail: [u8; 2 * MAX_BLOCK],
 }
 
 impl<'a, F: Family> Parked<'a, F> {
@@ -209,7 +210,6 @@ impl<'a, F: Family> Parked<'a, F> {
         Parked {
             lane: Lane::fresh(id, &job),
             state: job.state,
-            tail: [0; 2 * MAX_BLOCK],
         }
     }
 }
@@ -537,7 +537,6 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         let p = Parked {
             lane: self.lanes[l],
             state: self.lane_state(l),
-            tail: self.tails[l],
         };
         self.lanes[l] = IDLE;
         p
@@ -547,7 +546,10 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
     fn unpark(&mut self, l: usize, p: Parked<'a, F>) {
         self.set_lane_state(l, &p.state);
         self.lanes[l] = p.lane;
-        self.tails[l] = p.tail;
+        if let (Phase::Tail, Some((tail, total))) = (p.lane.phase, p.lane.fin) {
+            let used = pad_final::<F>(tail, total, &mut self.tails[l]);
+            debug_assert_eq!(used, p.lane.end);
+        }
         self.advance(l);
     }
 
