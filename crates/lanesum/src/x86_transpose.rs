@@ -21,6 +21,8 @@ pub(crate) mod avx512 {
     /// [`transpose_u32`]'s 96 after full-width loads (SHA-1 at 16 KiB: 9.2 -> 11.1 GB/s).
     /// The sink lets each kernel put the words where its rounds read them (MD5 keeps them
     /// in memory); returning an array, or filling one in place, cost SHA-1 or MD5 a copy.
+    /// SHA-256 keeps full loads and [`transpose_u32`]: its two-set kernel ran 4-6% slower
+    /// with this (taking turns, 1 and 16 KiB), likely from register pressure.
     ///
     /// # Safety
     /// Each `p[l] + offset` must be readable for 64 bytes; the CPU must have AVX-512F.

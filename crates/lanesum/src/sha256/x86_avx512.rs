@@ -23,7 +23,7 @@
 use super::K;
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
-use crate::x86_transpose::avx512::{bswap_u32 as bswap, load_transpose_u32 as load_transpose};
+use crate::x86_transpose::avx512::{bswap_u32 as bswap, transpose_u32 as transpose};
 use core::arch::x86_64::*;
 
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
@@ -159,13 +159,17 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         ($blk:expr) => {{
             let mut w = [[zero; S]; 16];
             for (s, p) in ptrs.iter().enumerate() {
-                for q in p {
+                let mut r = [zero; 16];
+                for (l, v) in r.iter_mut().enumerate() {
+                    // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
+                    // by the caller) and $blk < nblocks; the load is unaligned.
+                    *v = bswap(unsafe { _mm512_loadu_si512(p[l].add($blk * 64).cast()) });
                     // A hint only: prefetching past the end of a slice cannot fault.
-                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add($blk * 64 + PREFETCH).cast());
+                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add($blk * 64 + PREFETCH).cast());
                 }
-                // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
-                // by the caller) and $blk < nblocks.
-                unsafe { load_transpose(p, $blk * 64, |i, v| w[i][s] = bswap(v)) };
+                for (i, v) in transpose(r).into_iter().enumerate() {
+                    w[i][s] = v;
+                }
             }
             w
         }};
