@@ -11,7 +11,7 @@ use crate::isa::{self, Features};
 use crate::lanes::LaneKernel;
 use crate::md5::Md5;
 use crate::merkle_damgard::{self, digest_of, Family, Start};
-use crate::schedule::{self, best, best_for, Job};
+use crate::schedule::{self, best_for, Job};
 use crate::sha1::Sha1;
 use crate::sha256::Sha256;
 use crate::sha512::Sha512;
@@ -109,45 +109,32 @@ pub fn hash_many_with(alg: Algorithm, kernel: &str, msgs: &[&[u8]]) -> Option<Ve
     run(alg, msgs, isa::active(), Some(kernel))
 }
 
-/// Whole messages through the lane scheduler, longest first (the end of the batch, where
-/// lanes run empty, then holds short messages). A forced kernel keeps submission order so
-/// tests can place messages in lanes.
+/// Whole messages through the lane scheduler, starting on `start`, longest first (the
+/// end of the batch, where lanes run empty, then holds short messages). A forced kernel
+/// keeps submission order so tests can place messages in lanes.
 fn run_batch<F: Family>(
     iv: F::State,
     out_len: usize,
     msgs: &[&[u8]],
     kernels: &[LaneKernel<F::Word>],
-    forced: Option<&str>,
-) -> Option<Vec<Digest>> {
-    let start = match forced {
-        Some(name) => *kernels.iter().find(|k| k.name == name)?,
-        None => {
-            let total: usize = msgs.iter().map(|m| m.len()).sum();
-            best_for(
-                kernels,
-                msgs.len(),
-                total / msgs.len().max(1) / F::BLOCK,
-                F::BLOCK,
-            )
-        }
-    };
+    start: LaneKernel<F::Word>,
+    forced: bool,
+) -> Vec<Digest> {
     let mut order: Vec<usize> = (0..msgs.len()).collect();
-    if forced.is_none() {
+    if !forced {
         order.sort_by_key(|&i| std::cmp::Reverse(msgs[i].len()));
     }
     let mut out: Vec<Option<Digest>> = vec![None; msgs.len()];
     schedule::run::<F>(
         kernels,
         start,
-        forced.is_none(),
+        !forced,
         order.into_iter().map(|i| (i, Job::message(iv, msgs[i]))),
         |i, state| out[i] = Some(digest_of::<F>(state, out_len)),
     );
-    Some(
-        out.into_iter()
-            .map(|d| d.expect("every message finished"))
-            .collect(),
-    )
+    out.into_iter()
+        .map(|d| d.expect("every message finished"))
+        .collect()
 }
 
 fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Option<Vec<Digest>> {
@@ -173,12 +160,29 @@ fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Opt
             built = merkle_damgard::kernels::<F>(f);
             &built
         };
-        // Too few messages for any multi-lane kernel to win: skip the lane bookkeeping
-        // so a lone message costs what the single-stream path costs.
-        if forced.is_none() && best(kernels, msgs.len()).lanes == 1 {
-            return Some(msgs.iter().map(|m| hash(alg, m)).collect());
-        }
-        run_batch::<F>(iv, alg.digest_len(), msgs, kernels, forced)
+        let start = match forced {
+            Some(name) => *kernels.iter().find(|k| k.name == name)?,
+            None => {
+                let total: usize = msgs.iter().map(|m| m.len()).sum();
+                let blocks = total / msgs.len().max(1) / F::BLOCK;
+                let k = best_for(kernels, msgs.len(), blocks, F::BLOCK);
+                // Too few messages for any multi-lane kernel to win: skip the lane
+                // bookkeeping so a lone message costs what the single-stream path costs.
+                if k.lanes == 1 {
+                    return Some(msgs.iter().map(|m| hash(alg, m)).collect());
+                }
+                k
+            }
+        };
+        let forced = forced.is_some();
+        Some(run_batch::<F>(
+            iv,
+            alg.digest_len(),
+            msgs,
+            kernels,
+            start,
+            forced,
+        ))
     }
     match merkle_damgard::start(alg) {
         Some(Start::Md5(iv)) => return go::<Md5>(&MD5, alg, iv, msgs, f, forced),
@@ -268,8 +272,14 @@ mod tests {
                 })
                 .collect();
             let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+            let total: usize = msgs.iter().map(|m| m.len()).sum();
+            let blocks = total / count.max(1) / Md5::BLOCK;
             for forced in [None, Some("p4"), Some("p64")] {
-                let got = run_batch::<Md5>(crate::md5::IV, 16, &refs, &ks, forced).unwrap();
+                let start = match forced {
+                    Some(name) => *ks.iter().find(|k| k.name == name).unwrap(),
+                    None => best_for(&ks, count, blocks, Md5::BLOCK),
+                };
+                let got = run_batch::<Md5>(crate::md5::IV, 16, &refs, &ks, start, forced.is_some());
                 for (m, d) in msgs.iter().zip(&got) {
                     assert_eq!(
                         *d,
