@@ -33,6 +33,8 @@ mod sha1;
 mod sha256;
 mod sha512;
 #[cfg(target_arch = "x86_64")]
+mod x86_opaque;
+#[cfg(target_arch = "x86_64")]
 mod x86_transpose;
 
 pub use algorithm::{Algorithm, ParseAlgorithmError};

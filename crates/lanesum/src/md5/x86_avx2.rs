@@ -16,6 +16,7 @@ use core::arch::x86_64::*;
 use super::{word_index, K, S};
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
+use crate::x86_opaque::opaque_ymm as opaque;
 
 /// The set counts kept, with `est_gbps` from the raw kernel speed test (16 KiB lanes, one
 /// core of an Intel Xeon; Zen 5: x1 2.9, x2 5.5, x3 6.6): x1 5.1-5.3, x2 7.6-8.2, x3 8.4-9.6, x4 7.7-7.9, x5 7.2-7.5, x6 7.0-7.4
@@ -40,18 +41,6 @@ fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
     // SAFETY: this fn is only reachable through a LaneKernel built by `kernels` after
     // `features.avx2` showed the CPU has AVX2; slice lengths are checked above.
     unsafe { compress::<N>(state, blocks, nblocks) }
-}
-
-/// Returns `x` unchanged, hidden from the optimiser, to pin the order of additions
-/// (LLVM otherwise adds the constant `K` last, on the dependent chain).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn opaque(mut x: __m256i) -> __m256i {
-    // SAFETY: the asm is empty: it reads and writes only the register holding `x`.
-    unsafe {
-        core::arch::asm!("/* {0} */", inout(ymm_reg) x, options(pure, nomem, nostack, preserves_flags));
-    }
-    x
 }
 
 /// Transpose 8 lanes' 64-byte blocks (lane `l` at `p[l]`) into `m[w]` = word `w` of

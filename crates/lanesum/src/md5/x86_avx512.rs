@@ -24,6 +24,7 @@ use core::arch::x86_64::*;
 use super::{word_index, K, S};
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
+use crate::x86_opaque::opaque_zmm as opaque;
 use crate::x86_transpose::avx512::load_transpose_u32;
 
 /// Bytes ahead of the current block that each lane prefetches: with 64+ streams from
@@ -64,20 +65,6 @@ fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
     // SAFETY: this fn is only reachable through a LaneKernel built by `kernels` after
     // `features.avx512` showed the CPU has AVX-512F; slice lengths are checked above.
     unsafe { compress::<N>(state, blocks, nblocks) }
-}
-
-/// Returns `x` unchanged, hidden from the optimiser.
-///
-/// LLVM reassociates `a + K + M + f` to add the constant `K` last, which puts an extra add
-/// on the dependent chain (10 cycles a step instead of 8); the empty asm pins the order.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn opaque(mut x: __m512i) -> __m512i {
-    // SAFETY: the asm is empty: it reads and writes only the register holding `x`.
-    unsafe {
-        core::arch::asm!("/* {0} */", inout(zmm_reg) x, options(pure, nomem, nostack, preserves_flags));
-    }
-    x
 }
 
 /// Compress `nblocks` blocks in each of `16 N` lanes.

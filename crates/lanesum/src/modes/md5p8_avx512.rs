@@ -168,6 +168,8 @@ unsafe fn transpose(round: &[u8], m: &mut [__m256i; 16]) {
 }
 
 /// Returns `x` unchanged, hidden from the optimiser, so LLVM keeps `K` off the chain.
+/// (Not `x86_opaque::opaque_ymm`: with AVX-512VL enabled here the asm may also use
+/// ymm16-31, which this kernel's register pressure needs.)
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 fn opaque(mut x: __m256i) -> __m256i {

@@ -21,6 +21,7 @@
 
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
+use crate::x86_opaque::opaque_zmm as opaque;
 use crate::x86_transpose::avx512::{bswap_u32 as bswap, load_transpose_u32 as load_transpose};
 use core::arch::x86_64::*;
 
@@ -41,18 +42,6 @@ fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
     // SAFETY: this fn is only stored in a LaneKernel built after `features.avx512`
     // (F+BW+VL) was detected; the slice lengths the kernel reads were asserted above.
     unsafe { compress::<S>(state, blocks, nblocks) }
-}
-
-/// Returns `x` unchanged, hidden from the optimiser, so that LLVM cannot reassociate
-/// a round's additions back into one serial chain.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn opaque(mut x: __m512i) -> __m512i {
-    // SAFETY: the asm is empty: it reads and writes only the register holding `x`.
-    unsafe {
-        core::arch::asm!("/* {0} */", inout(zmm_reg) x, options(pure, nomem, nostack, preserves_flags));
-    }
-    x
 }
 
 /// Bytes ahead of the current block to prefetch in each lane.
