@@ -25,8 +25,9 @@ use std::collections::VecDeque;
 use crate::lanes::LaneKernel;
 use crate::merkle_damgard::{pad_final, padded_len, Family, MAX_BLOCK};
 
-/// Upper bound on lanes of any kernel (AVX-512 MD5 with 8 interleaved sets).
-pub(crate) const MAX_LANES: usize = 128;
+/// Upper bound on lanes of any kernel (AVX-512 MD5 with 4 interleaved sets), so that
+/// a `u64` holds a bit per lane.
+pub(crate) const MAX_LANES: usize = 64;
 
 /// Average blocks per running job from which the balanced tail pays: the plan costs
 /// up to one extra kernel call per job, which shorter messages do not win back
@@ -94,12 +95,15 @@ impl<'a, F: Family> Job<'a, F> {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Idle,
-    /// Whole blocks: `cur` is what is left of the current segment, `next` the later ones.
+    /// Whole blocks: the lane's `cur` is what is left of the current segment, `next`
+    /// the later ones.
     Body,
     /// The padded final block(s) in the lane's tail buffer; `pos..end` still to do.
     Tail,
 }
 
+/// A lane's job and where it is in it. Blocks are counted on one clock per batch,
+/// since every lane of a call runs the same number of blocks.
 #[derive(Clone, Copy)]
 struct Lane<'a> {
     id: usize,
@@ -109,6 +113,11 @@ struct Lane<'a> {
     fin: Option<(&'a [u8], u64)>,
     pos: usize,
     end: usize,
+    /// The clock at which the lane's segment, padding or planned piece ends, when
+    /// the scheduler must look at it; `usize::MAX` while idle.
+    due: usize,
+    /// The clock at which its planned first part ends; `usize::MAX` if none.
+    cap_due: usize,
 }
 
 impl<'a> Lane<'a> {
@@ -122,6 +131,8 @@ impl<'a> Lane<'a> {
             fin: job.fin,
             pos: 0,
             end: 0,
+            due: usize::MAX,
+            cap_due: usize::MAX,
         }
     }
 }
@@ -134,12 +145,19 @@ const IDLE: Lane<'static> = Lane {
     fin: None,
     pos: 0,
     end: 0,
+    due: usize::MAX,
+    cap_due: usize::MAX,
 };
 
 /// Runs `jobs` (each with a caller-chosen id) through `kernels`, starting on `start`;
 /// `done(id, state)` receives each job's final state as it ends. With `narrow`, the
 /// kernel is switched to a narrower, faster one once the queue is empty; without it
 /// (forced kernels, for tests) every job runs on `start` and jobs fill lanes in order.
+///
+/// Each kernel call runs until the first lane needs the scheduler (its segment, padding
+/// or planned piece ends), and only those lanes are looked at afterwards: with a
+/// balanced tail there is a call per piece boundary, so the work between calls must
+/// not grow with the lane count.
 pub(crate) fn run<'a, F: Family>(
     kernels: &[LaneKernel<F::Word>],
     start: LaneKernel<F::Word>,
@@ -147,41 +165,33 @@ pub(crate) fn run<'a, F: Family>(
     jobs: impl ExactSizeIterator<Item = (usize, Job<'a, F>)>,
     done: impl FnMut(usize, &F::State),
 ) {
-    let mut s = Lanes::<F, _> {
-        kernel: start,
-        state: Vec::new(),
-        lanes: Vec::new(),
-        tails: Vec::new(),
-        done,
-    };
-    s.resize(start);
+    let mut s = Lanes::<F, _>::new(start, done);
     let mut queue = jobs;
     let mut tail: Option<Tail<'a, F>> = None;
+    // Busy lanes when the kernel choice was last looked at.
+    let mut rated = usize::MAX;
     loop {
-        for l in 0..s.lanes.len() {
-            if s.lanes[l].phase == Phase::Idle {
-                match queue.next() {
-                    Some((id, job)) => s.start(l, id, job),
-                    None => break,
+        if queue.len() > 0 && s.busy < s.lanes.len() {
+            s.fill(&mut queue);
+            if narrow && queue.len() > 0 && queue.len() <= s.lanes.len() && s.long_jobs() {
+                tail = Some(Tail::plan(&mut s, queue.by_ref()));
+            }
+        }
+        if let Some(t) = &mut tail {
+            if t.dirty {
+                t.refill(&mut s);
+                if t.is_over(&s) {
+                    tail = None;
                 }
             }
         }
-        if narrow && queue.len() > 0 && queue.len() <= s.lanes.len() && s.long_jobs() {
-            tail = Some(Tail::plan(&mut s, queue.by_ref()));
-        }
-        let mut cap = usize::MAX;
-        if let Some(t) = &mut tail {
-            cap = t.refill(&mut s);
-            if t.is_over() {
-                tail = None;
-            }
-        }
-        let busy = s.lanes.iter().filter(|l| l.phase != Phase::Idle).count();
-        if busy == 0 {
+        if s.busy == 0 {
             break;
         }
-        if narrow && queue.len() == 0 && tail.is_none() {
+        if narrow && queue.len() == 0 && tail.is_none() && s.busy != rated {
+            rated = s.busy;
             // Only kernels wide enough for every busy lane: nothing is left to refill.
+            let busy = s.busy;
             let k = best_by(kernels.iter().filter(|k| k.lanes >= busy), |k| {
                 k.rate_with(busy)
             });
@@ -189,16 +199,18 @@ pub(crate) fn run<'a, F: Family>(
                 s.resize(k);
             }
         }
-        let ran = s.step(cap);
-        if let Some(t) = &mut tail {
-            t.after_step(&mut s, ran);
+        for l in bits_of(s.step()) {
+            match &mut tail {
+                Some(t) => t.event(&mut s, l),
+                None => s.advance(l),
+            }
         }
     }
 }
 
-/// A job out of the lanes: its lane record and chaining state. (Not its padded tail: a
-/// job parked in its padding pads again where it resumes, rather than every parked job
-/// carrying a copy of a lane's tail buffer.)
+/// A job out of the lanes: its lane record and chaining state. (Not its padded
+/// tail: a job parked in its padding pads again where it resumes, rather than every
+/// parked job carrying a copy of a lane's tail buffer.)
 struct Parked<'a, F: Family> {
     lane: Lane<'a>,
     state: F::State,
@@ -242,8 +254,10 @@ struct Tail<'a, F: Family> {
     done: Vec<bool>,
     /// Each lane's pieces still to start, in time order.
     plan: Vec<VecDeque<Piece>>,
-    /// The piece each lane is running.
-    running: Vec<Option<Piece>>,
+    /// The job each lane is running.
+    running: Vec<Option<usize>>,
+    /// A lane went idle or parked a job since the last `refill`.
+    dirty: bool,
 }
 
 /// Lays out jobs of `left` blocks on `n` lanes of `t_end` blocks each (see the module
@@ -314,12 +328,13 @@ impl<'a, F: Family> Tail<'a, F> {
             jobs: jobs.into_iter().map(Some).collect(),
             plan,
             running: vec![None; n],
+            dirty: true,
         }
     }
 
-    /// Starts the next piece in every idle lane whose job is free; returns how many
-    /// blocks the next call may run (up to the nearest end of a first part).
-    fn refill<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>) -> usize {
+    /// Starts the next piece in every idle lane whose job is free.
+    fn refill<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>) {
+        self.dirty = false;
         for l in 0..s.lanes.len() {
             while s.lanes[l].phase == Phase::Idle {
                 let Some(&next) = self.plan[l].front() else {
@@ -334,47 +349,40 @@ impl<'a, F: Family> Tail<'a, F> {
                     break;
                 };
                 self.plan[l].pop_front();
-                self.running[l] = Some(next);
-                s.unpark(l, p);
+                self.running[l] = Some(next.job);
+                s.unpark(l, p, next.cap);
                 if s.lanes[l].phase == Phase::Idle {
                     self.done[next.job] = true;
                     self.running[l] = None;
                 }
             }
         }
-        self.running
-            .iter()
-            .flatten()
-            .map(|p| p.cap)
-            .min()
-            .unwrap_or(usize::MAX)
     }
 
-    /// Counts the `ran` blocks of a call against each lane's piece: parks a first part
-    /// that reached its end and notes the jobs that finished.
-    fn after_step<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>, ran: usize) {
-        for l in 0..s.lanes.len() {
-            let Some(piece) = &mut self.running[l] else {
-                continue;
-            };
+    /// Lane `l` has reached its due block: park a first part that reached its end, or
+    /// move the job on (noting it if it finished).
+    fn event<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>, l: usize) {
+        let job = self.running[l];
+        if s.lanes[l].cap_due == s.clock {
+            let j = job.expect("only planned pieces have a cap");
+            self.jobs[j] = Some(s.park(l));
+            self.running[l] = None;
+            self.dirty = true;
+        } else {
+            s.advance(l);
             if s.lanes[l].phase == Phase::Idle {
-                self.done[piece.job] = true;
-                self.running[l] = None;
-            } else if piece.cap != usize::MAX {
-                piece.cap -= ran;
-                if piece.cap == 0 {
-                    let job = piece.job;
-                    self.jobs[job] = Some(s.park(l));
-                    self.running[l] = None;
+                if let Some(j) = job {
+                    self.done[j] = true;
                 }
+                self.running[l] = None;
+                self.dirty = true;
             }
         }
     }
 
     /// Every piece has started (what runs now finishes in place).
-    fn is_over(&self) -> bool {
-        self.plan.iter().all(|p| p.is_empty())
-            && self.running.iter().flatten().all(|p| p.cap == usize::MAX)
+    fn is_over<D>(&self, s: &Lanes<'a, F, D>) -> bool {
+        self.plan.iter().all(|p| p.is_empty()) && s.lanes.iter().all(|l| l.cap_due == usize::MAX)
     }
 }
 
@@ -448,11 +456,17 @@ thread_local! {
     static SPARE_TAILS: Cell<Vec<[u8; 2 * MAX_BLOCK]>> = const { Cell::new(Vec::new()) };
 }
 
+/// The lanes of the kernel in use.
 struct Lanes<'a, F: Family, D> {
     kernel: LaneKernel<F::Word>,
     /// Word-major state of every lane (see `lanes`).
     state: Vec<F::Word>,
     lanes: Vec<Lane<'a>>,
+    /// One bit per lane not in `Phase::Body`: its blocks come from elsewhere than `cur`.
+    odd: u64,
+    busy: usize,
+    /// Blocks each lane has been through in this batch.
+    clock: usize,
     tails: Vec<[u8; 2 * MAX_BLOCK]>,
     done: D,
 }
@@ -471,15 +485,38 @@ impl<F: Family, D> Drop for Lanes<'_, F, D> {
     }
 }
 
+/// The set bits of `bits`, lowest first.
+fn bits_of(mut bits: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (bits != 0).then(|| {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            l
+        })
+    })
+}
+
 impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
+    fn new(kernel: LaneKernel<F::Word>, done: D) -> Self {
+        let mut s = Lanes {
+            kernel,
+            state: Vec::new(),
+            lanes: Vec::new(),
+            odd: 0,
+            busy: 0,
+            clock: 0,
+            tails: Vec::new(),
+            done,
+        };
+        s.resize(kernel);
+        s
+    }
+
     /// Switch to `kernel`, moving the busy lanes to the first columns of the new layout.
     fn resize(&mut self, kernel: LaneKernel<F::Word>) {
         assert!(kernel.lanes <= MAX_LANES);
+        assert!(self.busy <= kernel.lanes);
         let old_n = self.lanes.len();
-        let busy: Vec<usize> = (0..old_n)
-            .filter(|&l| self.lanes[l].phase != Phase::Idle)
-            .collect();
-        assert!(busy.len() <= kernel.lanes);
         let n = kernel.lanes;
         let mut state = vec![F::Word::default(); F::WORDS * n];
         let mut lanes = vec![IDLE; n];
@@ -488,24 +525,38 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         if tails.len() < n {
             tails.resize(n, [0; 2 * MAX_BLOCK]);
         }
-        for (new, &old) in busy.iter().enumerate() {
+        let mut odd = if n == MAX_LANES { !0 } else { (1u64 << n) - 1 };
+        let busy = (0..old_n).filter(|&l| self.lanes[l].phase != Phase::Idle);
+        for (new, old) in busy.enumerate() {
             for w in 0..F::WORDS {
                 state[w * n + new] = self.state[w * old_n + old];
             }
             lanes[new] = self.lanes[old];
             tails[new] = self.tails[old];
+            if lanes[new].phase == Phase::Body {
+                odd &= !(1 << new);
+            }
         }
         self.kernel = kernel;
         self.state = state;
         self.lanes = lanes;
+        self.odd = odd;
         SPARE_TAILS.set(std::mem::replace(&mut self.tails, tails));
     }
 
-    /// Put job `id` into lane `l`.
-    fn start(&mut self, l: usize, id: usize, job: Job<'a, F>) {
-        self.set_lane_state(l, &job.state);
-        self.lanes[l] = Lane::fresh(id, &job);
-        self.advance(l);
+    /// Idle lanes take waiting jobs, in lane order.
+    fn fill(&mut self, queue: &mut impl Iterator<Item = (usize, Job<'a, F>)>) {
+        for l in 0..self.lanes.len() {
+            while self.lanes[l].phase == Phase::Idle {
+                let Some((id, job)) = queue.next() else {
+                    return;
+                };
+                self.set_lane_state(l, &job.state);
+                self.lanes[l] = Lane::fresh(id, &job);
+                self.busy += 1;
+                self.advance(l);
+            }
+        }
     }
 
     /// Whether the running jobs average at least `PLAN_MIN_BLOCKS` blocks still to do.
@@ -532,20 +583,31 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         }
     }
 
+    /// Lane `l` has nothing to do.
+    fn set_idle(&mut self, l: usize) {
+        let lane = &mut self.lanes[l];
+        (lane.phase, lane.due, lane.cap_due) = (Phase::Idle, usize::MAX, usize::MAX);
+        self.odd |= 1 << l;
+        self.busy -= 1;
+    }
+
     /// Take lane `l`'s job out of the lanes.
     fn park(&mut self, l: usize) -> Parked<'a, F> {
         let p = Parked {
             lane: self.lanes[l],
             state: self.lane_state(l),
         };
-        self.lanes[l] = IDLE;
+        self.set_idle(l);
         p
     }
 
-    /// Put a parked job into the idle lane `l`.
-    fn unpark(&mut self, l: usize, p: Parked<'a, F>) {
+    /// Put a parked job into the idle lane `l`, to run for `cap` blocks (`usize::MAX`:
+    /// to its end).
+    fn unpark(&mut self, l: usize, p: Parked<'a, F>, cap: usize) {
         self.set_lane_state(l, &p.state);
         self.lanes[l] = p.lane;
+        self.lanes[l].cap_due = self.clock.saturating_add(cap);
+        self.busy += 1;
         if let (Phase::Tail, Some((tail, total))) = (p.lane.phase, p.lane.fin) {
             let used = pad_final::<F>(tail, total, &mut self.tails[l]);
             debug_assert_eq!(used, p.lane.end);
@@ -553,95 +615,96 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         self.advance(l);
     }
 
-    /// Moves lane `l` past empty segments: to its next blocks, its padding, or its end.
+    /// Moves busy lane `l` past empty segments: to its next blocks, its padding, or its
+    /// end; then sets when it is next due.
     #[inline(always)]
     fn advance(&mut self, l: usize) {
         let lane = &mut self.lanes[l];
-        if lane.phase == Phase::Body {
+        let left = if lane.phase == Phase::Body {
             while lane.cur.is_empty() && lane.next.iter().any(|s| !s.is_empty()) {
                 lane.cur = lane.next[0];
                 lane.next = [lane.next[1], &[]];
             }
             if !lane.cur.is_empty() {
-                return;
-            }
-            if let Some((tail, total)) = lane.fin {
+                self.odd &= !(1 << l);
+                lane.cur.len()
+            } else if let Some((tail, total)) = lane.fin {
                 let used = pad_final::<F>(tail, total, &mut self.tails[l]);
                 lane.phase = Phase::Tail;
                 lane.pos = 0;
                 lane.end = used;
-                return;
+                self.odd |= 1 << l;
+                used
+            } else {
+                0
             }
-        } else if lane.pos < lane.end {
+        } else {
+            lane.end - lane.pos
+        };
+        if left > 0 {
+            lane.due = (self.clock + left / F::BLOCK).min(lane.cap_due);
             return;
         }
         let s = self.lane_state(l);
         (self.done)(self.lanes[l].id, &s);
-        self.lanes[l] = IDLE;
+        self.set_idle(l);
     }
 
-    /// One kernel call: as many blocks as the lane nearest its segment's end has left,
-    /// at most `cap`; returns that many.
-    fn step(&mut self, cap: usize) -> usize {
+    /// One kernel call, up to the clock at which the first lane is due; returns the
+    /// lanes due then (one bit each).
+    fn step(&mut self) -> u64 {
         // The pointer array lives on the stack; size it to the kernel so each call
         // initialises only as many entries as it has lanes.
         match self.lanes.len() {
-            0..=8 => self.step_n::<8>(cap),
-            9..=16 => self.step_n::<16>(cap),
-            17..=32 => self.step_n::<32>(cap),
-            33..=64 => self.step_n::<64>(cap),
-            _ => self.step_n::<MAX_LANES>(cap),
+            0..=8 => self.step_n::<8>(),
+            9..=16 => self.step_n::<16>(),
+            17..=32 => self.step_n::<32>(),
+            _ => self.step_n::<MAX_LANES>(),
         }
     }
 
-    fn step_n<const N: usize>(&mut self, cap: usize) -> usize {
+    fn step_n<const N: usize>(&mut self) -> u64 {
         let n = self.lanes.len();
-        let nblocks = self
-            .lanes
-            .iter()
-            .filter_map(|l| match l.phase {
-                Phase::Idle => None,
-                Phase::Body => Some(l.cur.len()),
-                Phase::Tail => Some(l.end - l.pos),
-            })
-            .min()
-            .expect("step needs a busy lane")
-            / F::BLOCK;
-        let nblocks = nblocks.min(cap);
-        let mut ptrs: [&[u8]; N] = [&[]; N];
-        let mut any: &[u8] = &[];
+        let (mut first, mut due) = (0, usize::MAX);
         for (l, lane) in self.lanes.iter().enumerate() {
-            ptrs[l] = match lane.phase {
-                Phase::Idle => continue,
-                Phase::Body => lane.cur,
-                Phase::Tail => &self.tails[l][lane.pos..lane.end],
-            };
-            any = ptrs[l];
+            if lane.due < due {
+                (first, due) = (l, lane.due);
+            }
         }
-        // Idle lanes read a busy lane's bytes; their state is garbage and never read.
-        for (l, lane) in self.lanes.iter().enumerate() {
-            if lane.phase == Phase::Idle {
-                ptrs[l] = any;
+        assert!(due != usize::MAX, "step needs a busy lane");
+        let nblocks = due - self.clock;
+        let mut ptrs: [&[u8]; N] = [&[]; N];
+        for (p, lane) in ptrs.iter_mut().zip(&self.lanes) {
+            *p = lane.cur;
+        }
+        if self.odd != 0 {
+            let tail = |l: usize| {
+                let lane = &self.lanes[l];
+                &self.tails[l][lane.pos..lane.end]
+            };
+            // Idle lanes read a busy lane's bytes; their state is garbage and never read.
+            let any = match self.lanes[first].phase {
+                Phase::Tail => tail(first),
+                _ => self.lanes[first].cur,
+            };
+            for l in bits_of(self.odd) {
+                ptrs[l] = match self.lanes[l].phase {
+                    Phase::Tail => tail(l),
+                    _ => any,
+                };
             }
         }
         self.kernel
             .compress(&mut self.state, F::WORDS, F::BLOCK, &ptrs[..n], nblocks);
         let used = nblocks * F::BLOCK;
-        for l in 0..n {
-            let lane = &mut self.lanes[l];
-            match lane.phase {
-                Phase::Idle => continue,
-                Phase::Body => {
-                    lane.cur = &lane.cur[used..];
-                    if !lane.cur.is_empty() {
-                        continue;
-                    }
-                }
-                Phase::Tail => lane.pos += used,
-            }
-            self.advance(l);
+        let mut due_now = 0u64;
+        for (l, lane) in self.lanes.iter_mut().enumerate() {
+            lane.cur = lane.cur.get(used..).unwrap_or_default();
+            lane.pos += used;
+            due_now |= u64::from(lane.due == due) << l;
         }
-        nblocks
+        self.clock = due;
+        due_now
     }
 }
 
