@@ -94,7 +94,7 @@ impl<W: Copy + 'static> LaneKernel<W> {
 
 /// What one split of the balanced tail costs, in nanoseconds: measured on Zen 5, MD5 x2
 /// (32 lanes) ran 33 x 16 KiB messages at 0.74 of its 32-message speed.
-const SPLIT_NS: f32 = 450.0;
+pub(crate) const SPLIT_NS: f32 = 450.0;
 
 /// The one-lane kernel over a family's single-stream compression (scalar, or SHA-NI
 /// through the family's own dispatch).

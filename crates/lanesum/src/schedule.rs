@@ -22,7 +22,7 @@
 use std::cell::Cell;
 use std::collections::VecDeque;
 
-use crate::lanes::LaneKernel;
+use crate::lanes::{LaneKernel, SPLIT_NS};
 use crate::merkle_damgard::{pad_final, padded_len, Family, MAX_BLOCK};
 
 /// Upper bound on lanes of any kernel (AVX-512 MD5 with 4 interleaved sets), so that
@@ -266,6 +266,27 @@ struct Tail<'a, F: Family> {
 /// fit. (The last lane takes what is left when `min_piece` is 1, so that always fits.)
 fn pack(left: &[usize], n: usize, t_end: usize, min_piece: usize) -> Option<Vec<VecDeque<Piece>>> {
     let mut plan = vec![VecDeque::new(); n];
+    pack_into(left, n, t_end, min_piece, |l, p| plan[l].push_back(p)).then_some(plan)
+}
+
+/// How many jobs [`pack`] splits, without building the plan; `None` if they do not fit.
+fn splits(left: &[usize], n: usize, t_end: usize, min_piece: usize) -> Option<usize> {
+    let mut splits = 0;
+    pack_into(left, n, t_end, min_piece, |_, p| {
+        splits += usize::from(p.cap != usize::MAX)
+    })
+    .then_some(splits)
+}
+
+/// [`pack`], handing each piece to `put(lane, piece)` in lane order and time order
+/// within a lane; `false` if the jobs do not fit.
+fn pack_into(
+    left: &[usize],
+    n: usize,
+    t_end: usize,
+    min_piece: usize,
+    mut put: impl FnMut(usize, Piece),
+) -> bool {
     let (mut lane, mut t) = (0, 0);
     for (j, &r) in left.iter().enumerate() {
         let whole = Piece {
@@ -277,28 +298,59 @@ fn pack(left: &[usize], n: usize, t_end: usize, min_piece: usize) -> Option<Vec<
         }
         let room = t_end - t;
         if r <= room || (min_piece == 1 && lane + 1 == n) {
-            plan[lane].push_back(whole);
+            put(lane, whole);
             t += r;
             continue;
         }
         if lane + 1 == n {
-            return None;
+            return false;
         }
         // The part left at the end of this lane: as much as fits, leaving a first part
         // of at least `min_piece` for the next lane, and no more for that first part
         // than this lane's work before it (so it is done when this lane gets there).
         let last = room.min(r.saturating_sub(min_piece));
         if last >= min_piece.max(r.saturating_sub(t)) && last > 0 {
-            plan[lane].push_back(whole);
+            put(lane, whole);
             (lane, t) = (lane + 1, r - last);
-            plan[lane].push_back(Piece { job: j, cap: t });
+            put(lane, Piece { job: j, cap: t });
         } else {
             // Too little room for a useful piece: this lane idles at its end.
             (lane, t) = (lane + 1, r);
-            plan[lane].push_back(whole);
+            put(lane, whole);
         }
     }
-    Some(plan)
+    true
+}
+
+/// The lane length for [`pack`] that should finish `left` soonest on `kernel`: each
+/// block of lane length costs a call's worth of blocks, and each split a kernel call
+/// more ([`SPLIT_NS`]). From the shortest length up to 1/8 longer, in at most ~16 steps,
+/// stopping once the extra length alone costs more than the best so far; `None` if no
+/// length there fits with `MIN_PIECE`.
+fn plan_length<W: Copy>(
+    kernel: &LaneKernel<W>,
+    block_len: usize,
+    left: &[usize],
+    t_min: usize,
+) -> Option<usize> {
+    let n = kernel.lanes;
+    // GB/s is bytes per nanosecond.
+    let step_ns = (n * block_len) as f32 / kernel.est_gbps;
+    let stride = (t_min / 8 / 16).max(1);
+    let mut best: Option<(usize, f32)> = None;
+    for t_end in (t_min..=t_min + t_min / 8).step_by(stride) {
+        let base = t_end as f32 * step_ns;
+        if best.is_some_and(|(_, c)| base >= c) {
+            break;
+        }
+        if let Some(k) = splits(left, n, t_end, MIN_PIECE) {
+            let cost = base + k as f32 * SPLIT_NS;
+            if best.is_none_or(|(_, c)| cost < c) {
+                best = Some((t_end, cost));
+            }
+        }
+    }
+    best.map(|(t, _)| t)
 }
 
 impl<'a, F: Family> Tail<'a, F> {
@@ -320,9 +372,11 @@ impl<'a, F: Family> Tail<'a, F> {
         let t_min = total
             .div_ceil(n)
             .max(left.iter().copied().max().unwrap_or(0));
-        let plan = (t_min..=t_min + t_min / 8)
-            .find_map(|t_end| pack(&left, n, t_end, MIN_PIECE))
-            .unwrap_or_else(|| pack(&left, n, t_min, 1).expect("wrap-around always fits in t_min"));
+        let plan = match plan_length(&s.kernel, F::BLOCK, &left, t_min) {
+            Some(t_end) => pack(&left, n, t_end, MIN_PIECE),
+            None => pack(&left, n, t_min, 1),
+        }
+        .expect("plan_length checked it fits; wrap-around always fits in t_min");
         Tail {
             done: vec![false; jobs.len()],
             jobs: jobs.into_iter().map(Some).collect(),
@@ -755,19 +809,37 @@ mod tests {
         SLOTS.with(|c| c.get())
     }
 
-    /// 9..=16 equal messages on 8 lanes: the tail plan keeps every lane busy, where
-    /// running the extra messages afterwards would nearly double the lane-blocks.
+    /// 9..=16 equal messages on 8 lanes: the tail plan keeps the lanes busy, where
+    /// running the extra messages afterwards would nearly double the lane-blocks. (It may
+    /// make the lanes up to 1/8 longer than the shortest plan to cut fewer pieces.)
     #[test]
     fn equal_messages_share_the_lanes() {
         for n in 9usize..=16 {
             let msgs: Vec<Vec<u8>> = (0..n).map(|i| vec![i as u8; 200 * 64 - 20]).collect();
             let need = n * 200;
             let slots = slots_for(&msgs);
+            let shortest = need.div_ceil(8);
             assert!(
-                slots <= need.div_ceil(8) * 8 + 8,
+                slots <= (shortest + shortest / 8 + 1) * 8,
                 "{n} messages: {slots} lane-blocks for {need}"
             );
         }
+    }
+
+    /// 63 equal jobs on 32 lanes: two whole jobs a lane (1.6% longer than the shortest
+    /// plan) beats the shortest plan, which cuts a piece at nearly every lane; and
+    /// 33 jobs still get cut, since two whole jobs a lane would take nearly twice as long.
+    #[test]
+    fn plan_length_weighs_splits_against_length() {
+        let k = crate::lanes::testing::portable_lanes::<crate::sha256::Sha256>("p32", 32, 6.2);
+        let left = vec![257; 63];
+        let t = plan_length(&k, 64, &left, (63 * 257usize).div_ceil(32)).unwrap();
+        // Lengths are tried in steps of 1/128 of the shortest (3 blocks here).
+        assert!((514..517).contains(&t), "{t}");
+        assert_eq!(splits(&left, 32, t, MIN_PIECE), Some(0));
+        let left = vec![257; 33];
+        let t = plan_length(&k, 64, &left, (33 * 257usize).div_ceil(32)).unwrap();
+        assert!(t < 300 && splits(&left, 32, t, MIN_PIECE) > Some(0), "{t}");
     }
 
     /// `pack` with random job sizes: each job's pieces add up to it, only a split job's
