@@ -17,11 +17,12 @@ use lanesum::{hash_many, hash_many_with, kernels, Algorithm};
 const DEFAULT_SIZES: [usize; 4] = [64, 1024, 16 * 1024, 1024 * 1024];
 /// Messages per batch: enough to fill the widest kernels' lanes.
 const BATCH: usize = 64;
-/// Bytes `--counts` rotates its messages through. Hashing the same messages again and
-/// again keeps them in the L2 cache only while they fit (32 x 16 KiB does, 33 does not on
-/// Zen 5), which showed as a 10% step between two counts that had nothing to do with
-/// filling lanes. Going through several times the L2 size, every count reads from L3.
-const COUNTS_ROTATION: usize = 8 << 20;
+/// `--counts` measures 1..=COUNTS messages. Every count takes its messages in turn from
+/// one ring of COUNTS messages, so all touch the same bytes: hashing the same few
+/// messages again and again kept them in the L2 cache only while they fit (32 x 16 KiB
+/// did, 33 did not on Zen 5), a 10% step between two counts that had nothing to do with
+/// filling lanes.
+const COUNTS: usize = 64;
 
 fn command() -> Command {
     Command::new("lanesum speed")
@@ -50,7 +51,7 @@ fn command() -> Command {
             Arg::new("counts")
                 .long("counts")
                 .action(ArgAction::SetTrue)
-                .help("instead: auto path throughput for 1..=64 messages at each size (cliff check), every count reading from L3 cache, not L2"),
+                .help("instead: auto path throughput for 1..=64 messages at each size (cliff check); every count cycles through as many bytes as 64 messages, so all see the same caches"),
         )
         .arg(
             Arg::new("modes")
@@ -239,11 +240,7 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
     }
 
     let max_size = *sizes.iter().max().unwrap();
-    let pool_len = if counts {
-        (max_size * 64).max(COUNTS_ROTATION)
-    } else {
-        max_size * batch
-    };
+    let pool_len = max_size * if counts { COUNTS } else { batch };
     // One shared pool; message i starts at a different offset so lanes never alias.
     let pool: Vec<u8> = (0..pool_len + 4096)
         .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
@@ -253,23 +250,18 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
             .map(|i| &pool[i * size + (i * 67) % 4096..][..size])
             .collect()
     };
-    // `--counts`: as many sets of `count` messages as fill the rotation.
-    let message_sets = |size: usize, count: usize| -> Vec<Vec<&[u8]>> {
-        let sets = (COUNTS_ROTATION / (size * count)).max(1);
-        let all = messages(size, sets * count);
-        all.chunks(count).map(<[_]>::to_vec).collect()
-    };
 
     let mut rows = Vec::new();
     for &alg in &algs {
         if counts {
             for &size in &sizes {
-                for count in 1..=64 {
-                    let sets = message_sets(size, count);
-                    let mut next = sets.iter().cycle();
+                for count in 1..=COUNTS {
+                    // The ring twice over, so that any `count` in turn are one slice.
+                    let ring = messages(size, COUNTS).repeat(2);
+                    let mut at = 0;
                     let t = time_best(min, || {
-                        let msgs = next.next().expect("cycle of a non-empty list");
-                        black_box(hash_many(alg, black_box(msgs)));
+                        black_box(hash_many(alg, black_box(&ring[at..at + count])));
+                        at = (at + count) % COUNTS;
                     });
                     rows.push(Row {
                         alg,
