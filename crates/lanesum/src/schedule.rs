@@ -17,7 +17,8 @@
 //! finish together in ~9/8 of the time of 8, instead of the 9th running alone
 //! afterwards at a fraction of the speed, with at most one extra call per job. No piece
 //! is cut shorter than [`MIN_PIECE`] blocks: a lane with less room at its end idles
-//! there, and `T` grows by a few blocks if that is what it takes to fit.
+//! there. `T` may grow by up to 1/8, to fit or to cut fewer pieces, whichever length is
+//! estimated to finish soonest (see `plan_length`).
 
 use std::cell::Cell;
 use std::collections::VecDeque;
