@@ -112,6 +112,8 @@ struct Lane<'a> {
     cur: &'a [u8],
     next: [&'a [u8]; 2],
     fin: Option<(&'a [u8], u64)>,
+    /// In `Phase::Tail`, the part of the tail buffer still to do. (A kernel call adds to
+    /// `pos` in every lane, which is cheaper than checking; only `Tail` reads it.)
     pos: usize,
     end: usize,
     /// The clock at which the lane's segment, padding or planned piece ends, when
