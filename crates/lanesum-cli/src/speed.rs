@@ -255,9 +255,9 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
     for &alg in &algs {
         if counts {
             for &size in &sizes {
+                // The ring twice over, so that any `count` in turn are one slice.
+                let ring = messages(size, COUNTS).repeat(2);
                 for count in 1..=COUNTS {
-                    // The ring twice over, so that any `count` in turn are one slice.
-                    let ring = messages(size, COUNTS).repeat(2);
                     let mut at = 0;
                     let t = time_best(min, || {
                         black_box(hash_many(alg, black_box(&ring[at..at + count])));

@@ -137,6 +137,20 @@ fn run_batch<F: Family>(
         .collect()
 }
 
+/// The kernel a batch of `n` messages of `total` bytes starts on: the one named by
+/// `forced` (`None` if there is no such kernel), else the fastest for them.
+fn start_kernel<F: Family>(
+    kernels: &[LaneKernel<F::Word>],
+    n: usize,
+    total: usize,
+    forced: Option<&str>,
+) -> Option<LaneKernel<F::Word>> {
+    match forced {
+        Some(name) => kernels.iter().find(|k| k.name == name).copied(),
+        None => Some(best_for(kernels, n, total / n.max(1) / F::BLOCK, F::BLOCK)),
+    }
+}
+
 /// Fixed costs in nanoseconds on Zen 5: of a batch through the lanes (lane layout,
 /// padding buffers, two calls at least; 16 x 64 B MD5 took 0.73 us, 0.28 of it in the
 /// kernel), and of one message on the single-stream path (64 B: 0.20 us, 0.15 of it
@@ -185,20 +199,15 @@ fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Opt
             built = merkle_damgard::kernels::<F>(f);
             &built
         };
-        let start = match forced {
-            Some(name) => *kernels.iter().find(|k| k.name == name)?,
-            None => {
-                let total: usize = msgs.iter().map(|m| m.len()).sum();
-                let blocks = total / msgs.len().max(1) / F::BLOCK;
-                let k = best_for(kernels, msgs.len(), blocks, F::BLOCK);
-                // Too few messages for any multi-lane kernel to win: skip the lane
-                // bookkeeping so a lone message costs what the single-stream path costs.
-                if k.lanes == 1 || single_is_faster(kernels, &k, msgs.len(), total) {
-                    return Some(msgs.iter().map(|m| hash(alg, m)).collect());
-                }
-                k
-            }
-        };
+        let total: usize = msgs.iter().map(|m| m.len()).sum();
+        let start = start_kernel::<F>(kernels, msgs.len(), total, forced)?;
+        // Too few messages for any multi-lane kernel to win: skip the lane bookkeeping
+        // so a lone message costs what the single-stream path costs.
+        if forced.is_none()
+            && (start.lanes == 1 || single_is_faster(kernels, &start, msgs.len(), total))
+        {
+            return Some(msgs.iter().map(|m| hash(alg, m)).collect());
+        }
         let forced = forced.is_some();
         Some(run_batch::<F>(
             iv,
@@ -298,12 +307,8 @@ mod tests {
                 .collect();
             let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
             let total: usize = msgs.iter().map(|m| m.len()).sum();
-            let blocks = total / count.max(1) / Md5::BLOCK;
             for forced in [None, Some("p4"), Some("p64")] {
-                let start = match forced {
-                    Some(name) => *ks.iter().find(|k| k.name == name).unwrap(),
-                    None => best_for(&ks, count, blocks, Md5::BLOCK),
-                };
+                let start = start_kernel::<Md5>(&ks, count, total, forced).unwrap();
                 let got = run_batch::<Md5>(crate::md5::IV, 16, &refs, &ks, start, forced.is_some());
                 for (m, d) in msgs.iter().zip(&got) {
                     assert_eq!(

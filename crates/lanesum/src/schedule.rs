@@ -629,10 +629,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
                 let Some((id, job)) = queue.next() else {
                     return;
                 };
-                self.set_lane_state(l, &job.state);
-                self.lanes[l] = Lane::fresh(id, &job);
-                self.busy += 1;
-                self.advance(l);
+                self.enter(l, Lane::fresh(id, &job), &job.state);
             }
         }
     }
@@ -682,13 +679,21 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
     /// Put a parked job into the idle lane `l`, to run for `cap` blocks (`usize::MAX`:
     /// to its end).
     fn unpark(&mut self, l: usize, p: Parked<'a, F>, cap: usize) {
-        self.set_lane_state(l, &p.state);
-        self.lanes[l] = p.lane;
-        self.lanes[l].cap_due = self.clock.saturating_add(cap);
+        let mut lane = p.lane;
+        lane.cap_due = self.clock.saturating_add(cap);
+        self.enter(l, lane, &p.state);
+    }
+
+    /// Put `lane` with its chaining `state` into the idle lane `l`. A lane parked in
+    /// its padding pads again here.
+    #[inline(always)]
+    fn enter(&mut self, l: usize, lane: Lane<'a>, state: &F::State) {
+        self.set_lane_state(l, state);
+        self.lanes[l] = lane;
         self.busy += 1;
-        if let (Phase::Tail, Some((tail, total))) = (p.lane.phase, p.lane.fin) {
+        if let (Phase::Tail, Some((tail, total))) = (lane.phase, lane.fin) {
             let used = pad_final::<F>(tail, total, &mut self.tails[l]);
-            debug_assert_eq!(used, p.lane.end);
+            debug_assert_eq!(used, lane.end);
         }
         self.advance(l);
     }
