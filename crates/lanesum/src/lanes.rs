@@ -9,11 +9,128 @@
 use crate::isa::Features;
 use crate::merkle_damgard::Family;
 
+/// Upper bound on lanes of any kernel (AVX-512 MD5 with 4 interleaved sets), so that
+/// a `u64` holds a bit per lane.
+pub(crate) const MAX_LANES: usize = 64;
+
 /// Signature of a kernel body: `(state, per-lane block data, nblocks)`.
 ///
 /// `blocks[l]` holds at least `nblocks * BLOCK` bytes for lane `l`; lanes with nothing
 /// to do may repeat another lane's slice (their state is then garbage and ignored).
 pub(crate) type CompressFn<W> = fn(state: &mut [W], blocks: &[&[u8]], nblocks: usize);
+
+/// Signature of a kernel body that can also switch lanes between blocks (see
+/// [`Cursor`]): a lane moves to another message, or to its padding, without ending the
+/// call. Its `blocks[l]` need only cover lane `l` up to its first data switch.
+pub(crate) type SwitchedFn<W> =
+    fn(state: &mut [W], blocks: &[&[u8]], nblocks: usize, cur: &mut Cursor<'_, '_, W>);
+
+/// "No slot" in a [`StateSwitch`].
+pub(crate) const NO_SLOT: u32 = u32::MAX;
+
+/// After `at` blocks of a call, lane `lane`'s chaining state is saved to slot `save`,
+/// then replaced by slot `load` (either may be [`NO_SLOT`]). All saves at one `at`
+/// happen before its loads, so a job can move from one lane to another there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StateSwitch {
+    pub at: u32,
+    pub lane: u32,
+    pub save: u32,
+    pub load: u32,
+}
+
+/// From block `at` of a call on, lane `lane` reads its blocks from `data`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DataSwitch<'a> {
+    pub at: usize,
+    pub lane: usize,
+    pub data: &'a [u8],
+}
+
+/// What happens to lanes between the blocks of one kernel call: sorted by `at`, each at
+/// most the call's block count. Slot `s` is `slots[s * words ..][.. words]`.
+pub(crate) struct Switches<'s, 'a, W> {
+    pub states: &'s [StateSwitch],
+    pub data: &'s [DataSwitch<'a>],
+    pub slots: &'s mut [W],
+}
+
+/// A kernel's view of a call's [`Switches`], consumed in block order. A kernel checks
+/// [`state_at`](Self::state_at) before each block (storing its registers to the state
+/// around [`apply_states`](Self::apply_states)), and takes [`next_data`](Self::next_data)
+/// for a block before it loads that block; the lane's block `b` is then at
+/// `ptr + (b - at) * BLOCK`.
+pub(crate) struct Cursor<'s, 'a, W> {
+    sw: Switches<'s, 'a, W>,
+    words: usize,
+    lanes: usize,
+    si: usize,
+    di: usize,
+}
+
+impl<W: Copy> Cursor<'_, '_, W> {
+    /// The block before which the next state switch happens (`usize::MAX`: none).
+    #[inline(always)]
+    pub(crate) fn state_at(&self) -> usize {
+        self.sw
+            .states
+            .get(self.si)
+            .map_or(usize::MAX, |s| s.at as usize)
+    }
+
+    /// Applies the state switches at block `at` to the word-major `state`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn apply_states(&mut self, at: usize, state: &mut [W]) {
+        let start = self.si;
+        while self.state_at() == at {
+            self.si += 1;
+        }
+        apply_states(
+            &self.sw.states[start..self.si],
+            state,
+            self.lanes,
+            self.words,
+            self.sw.slots,
+        );
+    }
+
+    /// The next data switch at block `at`, as (lane, pointer to its block `at`).
+    #[inline(always)]
+    pub(crate) fn next_data(&mut self, at: usize) -> Option<(usize, *const u8)> {
+        let d = self.sw.data.get(self.di).filter(|d| d.at == at)?;
+        self.di += 1;
+        Some((d.lane, d.data.as_ptr()))
+    }
+}
+
+/// Saves, then loads, of one block boundary.
+fn apply_states<W: Copy>(
+    group: &[StateSwitch],
+    state: &mut [W],
+    lanes: usize,
+    words: usize,
+    slots: &mut [W],
+) {
+    for s in group.iter().filter(|s| s.save != NO_SLOT) {
+        let slot = &mut slots[s.save as usize * words..][..words];
+        for (w, v) in slot.iter_mut().enumerate() {
+            *v = state[w * lanes + s.lane as usize];
+        }
+    }
+    for s in group.iter().filter(|s| s.load != NO_SLOT) {
+        let slot = &slots[s.load as usize * words..][..words];
+        for (w, &v) in slot.iter().enumerate() {
+            state[w * lanes + s.lane as usize] = v;
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Body<W: 'static> {
+    Plain(CompressFn<W>),
+    Switched(SwitchedFn<W>),
+}
 
 /// A compression kernel for `lanes` independent messages.
 ///
@@ -29,7 +146,7 @@ pub(crate) struct LaneKernel<W: 'static> {
     /// (see [`est`](crate::isa::est)), used only to choose between kernels for a given
     /// number of busy lanes.
     pub est_gbps: f32,
-    compress: CompressFn<W>,
+    body: Body<W>,
 }
 
 impl<W: Copy + 'static> LaneKernel<W> {
@@ -44,8 +161,30 @@ impl<W: Copy + 'static> LaneKernel<W> {
             name,
             lanes,
             est_gbps,
-            compress,
+            body: Body::Plain(compress),
         }
+    }
+
+    /// A kernel that switches lanes inside a call (see [`Cursor`]); the same soundness
+    /// condition as [`new`](Self::new).
+    pub(crate) const fn switched(
+        name: &'static str,
+        lanes: usize,
+        est_gbps: f32,
+        compress: SwitchedFn<W>,
+    ) -> Self {
+        LaneKernel {
+            name,
+            lanes,
+            est_gbps,
+            body: Body::Switched(compress),
+        }
+    }
+
+    /// Whether lane switches inside a call are nearly free here; otherwise each block
+    /// boundary with a switch splits the call.
+    pub(crate) fn switches_in_kernel(&self) -> bool {
+        matches!(self.body, Body::Switched(_))
     }
 
     /// Compress `nblocks` blocks of `block_len` bytes in every lane.
@@ -65,7 +204,83 @@ impl<W: Copy + 'static> LaneKernel<W> {
         assert_eq!(blocks.len(), self.lanes);
         let need = nblocks * block_len;
         assert!(blocks.iter().all(|b| b.len() >= need));
-        (self.compress)(state, blocks, nblocks)
+        match self.body {
+            Body::Plain(f) => f(state, blocks, nblocks),
+            Body::Switched(f) => {
+                let sw = Switches {
+                    states: &[],
+                    data: &[],
+                    slots: &mut [],
+                };
+                f(state, blocks, nblocks, &mut self.cursor(sw, words))
+            }
+        }
+    }
+
+    fn cursor<'s, 'a>(&self, sw: Switches<'s, 'a, W>, words: usize) -> Cursor<'s, 'a, W> {
+        Cursor {
+            sw,
+            words,
+            lanes: self.lanes,
+            si: 0,
+            di: 0,
+        }
+    }
+
+    /// Compress `nblocks` blocks in every lane, switching lanes' states and data between
+    /// blocks as `sw` says. Lane `l` starts on `blocks[l]`, which, like each switch's
+    /// data, must cover the lane until its next data switch or the end of the call.
+    ///
+    /// # Panics
+    /// If the switches are out of order or out of range, or data runs short (a scheduler
+    /// bug, never input-driven).
+    pub(crate) fn compress_switched(
+        &self,
+        state: &mut [W],
+        words: usize,
+        block_len: usize,
+        blocks: &[&[u8]],
+        nblocks: usize,
+        sw: Switches<'_, '_, W>,
+    ) {
+        if sw.states.is_empty() && sw.data.is_empty() {
+            return self.compress(state, words, block_len, blocks, nblocks);
+        }
+        let lanes = self.lanes;
+        assert_eq!(state.len(), words * lanes);
+        assert_eq!(blocks.len(), lanes);
+        assert!(lanes <= MAX_LANES);
+        let nslots = sw.slots.len() / words;
+        let mut last = 0;
+        for s in sw.states {
+            let ok_slot = |x: u32| x == NO_SLOT || (x as usize) < nslots;
+            assert!(last <= s.at && s.at as usize <= nblocks && (s.lane as usize) < lanes);
+            assert!(ok_slot(s.save) && ok_slot(s.load));
+            last = s.at;
+        }
+        if sw.data.is_empty() {
+            assert!(blocks.iter().all(|b| b.len() >= nblocks * block_len));
+        } else {
+            // Each lane's data: where its current slice starts (block) and its length.
+            let mut from = [0usize; MAX_LANES];
+            let mut len = [0usize; MAX_LANES];
+            for (l, b) in blocks.iter().enumerate() {
+                len[l] = b.len();
+            }
+            let mut last = 0;
+            for d in sw.data {
+                assert!(last <= d.at && d.at <= nblocks && d.lane < lanes);
+                assert!(len[d.lane] >= (d.at - from[d.lane]) * block_len);
+                (from[d.lane], len[d.lane], last) = (d.at, d.data.len(), d.at);
+            }
+            for l in 0..lanes {
+                assert!(len[l] >= (nblocks - from[l]) * block_len);
+            }
+        }
+        match self.body {
+            Body::Switched(f) => f(state, blocks, nblocks, &mut self.cursor(sw, words)),
+            Body::Plain(f) => split_calls(f, state, words, block_len, blocks, nblocks, sw),
+        }
     }
 
     /// Throughput this kernel offers for `n` similar messages: they run in
@@ -80,7 +295,7 @@ impl<W: Copy + 'static> LaneKernel<W> {
     /// The same for `n` messages of `bytes` each, long enough for the scheduler's
     /// balanced tail (see `schedule`): no lane runs empty, but with more messages than
     /// lanes (and not a multiple) the tail splits a message at nearly every lane, and
-    /// each split costs a kernel call ([`SPLIT_NS`]).
+    /// each split costs [`split_ns`](Self::split_ns).
     pub(crate) fn rate_balanced(&self, n: usize, bytes: usize) -> f32 {
         let (n, l) = (n.max(1), self.lanes);
         if n <= l || n.is_multiple_of(l) {
@@ -88,13 +303,67 @@ impl<W: Copy + 'static> LaneKernel<W> {
         }
         // GB/s is bytes per nanosecond.
         let work_ns = (n * bytes) as f32 / self.est_gbps;
-        self.est_gbps * work_ns / (work_ns + SPLIT_NS * (l - 1) as f32)
+        self.est_gbps * work_ns / (work_ns + self.split_ns() * (l - 1) as f32)
+    }
+
+    /// What cutting a job in two costs, in nanoseconds: a kernel call ([`SPLIT_NS`]), or
+    /// a state save and load inside one ([`SWITCH_SPLIT_NS`]).
+    pub(crate) fn split_ns(&self) -> f32 {
+        if self.switches_in_kernel() {
+            SWITCH_SPLIT_NS
+        } else {
+            SPLIT_NS
+        }
     }
 }
 
 /// What one split of the balanced tail costs, in nanoseconds: measured on Zen 5, MD5 x2
 /// (32 lanes) ran 33 x 16 KiB messages at 0.74 of its 32-message speed.
 pub(crate) const SPLIT_NS: f32 = 450.0;
+
+/// The same on a kernel that switches lanes itself.
+pub(crate) const SWITCH_SPLIT_NS: f32 = 40.0;
+
+/// [`LaneKernel::compress_switched`] for a kernel without switches of its own: one call
+/// per block boundary that has switches. (The checks there make the slicing here safe.)
+fn split_calls<W: Copy>(
+    f: CompressFn<W>,
+    state: &mut [W],
+    words: usize,
+    block_len: usize,
+    blocks: &[&[u8]],
+    nblocks: usize,
+    sw: Switches<'_, '_, W>,
+) {
+    let lanes = blocks.len();
+    let mut ptrs: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
+    ptrs[..lanes].copy_from_slice(blocks);
+    let (mut done, mut si, mut di) = (0, 0, 0);
+    loop {
+        let next_s = sw.states.get(si).map_or(nblocks, |s| s.at as usize);
+        let next_d = sw.data.get(di).map_or(nblocks, |d| d.at);
+        let next = next_s.min(next_d);
+        if next > done {
+            f(state, &ptrs[..lanes], next - done);
+            for p in &mut ptrs[..lanes] {
+                *p = p.get((next - done) * block_len..).unwrap_or_default();
+            }
+            done = next;
+        }
+        let start = si;
+        while sw.states.get(si).is_some_and(|s| s.at as usize == done) {
+            si += 1;
+        }
+        apply_states(&sw.states[start..si], state, lanes, words, sw.slots);
+        while let Some(d) = sw.data.get(di).filter(|d| d.at == done) {
+            ptrs[d.lane] = d.data;
+            di += 1;
+        }
+        if done == nblocks && si == sw.states.len() && di == sw.data.len() {
+            return;
+        }
+    }
+}
 
 /// The one-lane kernel over a family's single-stream compression (scalar, or SHA-NI
 /// through the family's own dispatch).
@@ -137,6 +406,98 @@ pub(crate) mod testing {
             }
         }
         LaneKernel::new(name, lanes, est_gbps, run::<F>)
+    }
+
+    /// A kernel's in-call lane switches against the same switches done by splitting the
+    /// call on the scalar reference: random state saves and loads (several in one lane
+    /// and one block boundary too), data switches to unaligned buffers, switches at the
+    /// call's first and last boundary, and calls of no blocks.
+    pub(crate) fn check_switched<F: Family>(kernel: &LaneKernel<F::Word>) {
+        use super::{DataSwitch, StateSwitch, Switches, NO_SLOT};
+        let (words, lanes, bl) = (F::WORDS, kernel.lanes, F::BLOCK);
+        let reference = portable_lanes::<F>("ref", lanes, 1.0);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0x5e1c_u64 ^ lanes as u64);
+        let nslots = 2 * lanes;
+        let random = |rng: &mut rand::rngs::StdRng, n: usize| -> Vec<u8> {
+            (0..n).map(|_| rng.random()).collect()
+        };
+        for round in 0..200 {
+            let nblocks = [0, 1, 2, 3, 5, 9][round % 6];
+            let mut states: Vec<StateSwitch> = (0..rng.random_range(0..3 * lanes))
+                .map(|_| {
+                    let mut slot = || {
+                        if rng.random_bool(0.4) {
+                            NO_SLOT
+                        } else {
+                            rng.random_range(0..nslots as u32)
+                        }
+                    };
+                    let (save, load) = (slot(), slot());
+                    StateSwitch {
+                        at: rng.random_range(0..=nblocks as u32),
+                        lane: rng.random_range(0..lanes as u32),
+                        save,
+                        load,
+                    }
+                })
+                .collect();
+            states.sort_by_key(|s| s.at);
+            // Each lane's data: a first buffer, then a buffer per data switch, each
+            // exactly long enough (plus a few bytes) and offset by a few bytes.
+            let mut bufs: Vec<Vec<u8>> = Vec::new();
+            // (first block, lane, buffer, offset) of each lane's data, first ones first.
+            let mut parts: Vec<(usize, usize, usize, usize)> = Vec::new();
+            for l in 0..lanes {
+                let mut ats: Vec<usize> = (0..rng.random_range(0..3))
+                    .map(|_| rng.random_range(0..=nblocks))
+                    .collect();
+                ats.sort();
+                let starts = std::iter::once(0).chain(ats.iter().copied());
+                let ends = ats.iter().copied().chain([nblocks]);
+                for (from, to) in starts.zip(ends) {
+                    let off = rng.random_range(0..8);
+                    let n = (to - from) * bl + off + rng.random_range(0..3);
+                    bufs.push(random(&mut rng, n));
+                    parts.push((from, l, bufs.len() - 1, off));
+                }
+            }
+            let mut blocks: Vec<&[u8]> = vec![&[]; lanes];
+            let mut data: Vec<DataSwitch<'_>> = Vec::new();
+            for (i, &(at, lane, b, off)) in parts.iter().enumerate() {
+                let first = i == 0 || parts[i - 1].1 != lane;
+                if first {
+                    blocks[lane] = &bufs[b][off..];
+                } else {
+                    data.push(DataSwitch {
+                        at,
+                        lane,
+                        data: &bufs[b][off..],
+                    });
+                }
+            }
+            data.sort_by_key(|d| d.at);
+            let state0: Vec<F::Word> = (0..words * lanes)
+                .map(|_| F::Word::from_u64(rng.random()))
+                .collect();
+            let slots0: Vec<F::Word> = (0..words * nslots)
+                .map(|_| F::Word::from_u64(rng.random()))
+                .collect();
+            let run = |k: &LaneKernel<F::Word>| {
+                let (mut st, mut slots) = (state0.clone(), slots0.clone());
+                let sw = Switches {
+                    states: &states,
+                    data: &data,
+                    slots: &mut slots,
+                };
+                k.compress_switched(&mut st, words, bl, &blocks, nblocks, sw);
+                (st, slots)
+            };
+            assert!(
+                run(kernel) == run(&reference),
+                "{} round {round}: {nblocks} blocks, switches {states:?}",
+                kernel.name
+            );
+        }
     }
 
     #[test]

@@ -12,37 +12,64 @@
 //! the rest is laid out with McNaughton's wrap-around rule (the optimal preemptive
 //! schedule on identical machines): with `T = max(longest, total / lanes)` blocks,
 //! lanes are filled in turn up to `T`, and a job that crosses `T` runs its first part at
-//! the start of the next lane and its last part at the end of this one (a lane's state
-//! is parked and restored between calls). So 9 equal messages on an 8-lane kernel
-//! finish together in ~9/8 of the time of 8, instead of the 9th running alone
-//! afterwards at a fraction of the speed, with at most one extra call per job. No piece
-//! is cut shorter than [`MIN_PIECE`] blocks: a lane with less room at its end idles
-//! there. `T` may grow by up to 1/8, to fit or to cut fewer pieces, whichever length is
-//! estimated to finish soonest (see `plan_length`).
+//! the start of the next lane and its last part at the end of this one. So 9 equal
+//! messages on an 8-lane kernel finish together in ~9/8 of the time of 8, instead of
+//! the 9th running alone afterwards at a fraction of the speed. The whole plan runs as
+//! one kernel call whose lanes switch jobs (chaining state and data) between blocks
+//! (see `lanes::Switches`): the AVX-512 kernels do that inside the call for a few loads
+//! and stores, the others split the call there. On the latter no piece is cut shorter
+//! than [`MIN_PIECE`] blocks: a lane with less room at its end idles there. `T` may
+//! grow by up to 1/8, to fit or to cut fewer pieces, whichever length is estimated to
+//! finish soonest (see `plan_length`).
 
 use std::cell::Cell;
-use std::collections::VecDeque;
 
-use crate::lanes::{LaneKernel, SPLIT_NS};
+use crate::lanes::{DataSwitch, LaneKernel, StateSwitch, Switches, NO_SLOT};
 use crate::merkle_damgard::{pad_final, padded_len, Family, MAX_BLOCK};
 
-/// Upper bound on lanes of any kernel (AVX-512 MD5 with 4 interleaved sets), so that
-/// a `u64` holds a bit per lane.
-pub(crate) const MAX_LANES: usize = 64;
+pub(crate) use crate::lanes::MAX_LANES;
 
 /// Average blocks per running job from which the balanced tail pays: the plan costs
 /// up to one extra kernel call per job, which shorter messages do not win back
 /// (measured: MD5 33 x 16 KiB 7.0 -> 10.4 GB/s per core, 33 x 1 KiB 9 -> 2.3).
 const PLAN_MIN_BLOCKS: usize = 128;
 
-/// Shortest piece the balanced tail cuts, in blocks. Every piece boundary is a kernel
-/// call boundary for all lanes (~400 ns at 32 lanes: the scheduler's pass over the lanes
+/// Shortest piece the balanced tail cuts, in blocks, on a kernel that splits its call at
+/// every piece boundary (~400 ns at 32 lanes: the scheduler's pass over the lanes
 /// plus the kernel's ramp), while leaving a lane idle for a few blocks at its end costs
 /// only those lane-blocks; the wrap-around rule alone cut 3-block pieces (40 x 16 KiB
 /// SHA-256: 51 calls, most of 1-3 blocks). Best of alternating runs, 16 KiB messages,
 /// GB/s: MD5 49: 14.7 -> 16.2, 52: 16.3 -> 18.0; SHA-256 33: 5.3 -> 5.5, 42: 5.2 -> 5.8;
 /// SHA-512 25: 5.1 -> 5.3; SHA-1 17: 9.9 -> 10.1. 32 lost more to idle lanes than it saved.
 const MIN_PIECE: usize = 16;
+
+/// [`PLAN_MIN_BLOCKS`] for a kernel that switches lanes itself, where a cut costs a few
+/// loads and stores inside the call rather than a call.
+const PLAN_MIN_BLOCKS_SWITCHED: usize = 64;
+
+fn plan_min_blocks<W: Copy>(k: &LaneKernel<W>) -> usize {
+    if k.switches_in_kernel() {
+        PLAN_MIN_BLOCKS_SWITCHED
+    } else {
+        PLAN_MIN_BLOCKS
+    }
+}
+
+/// [`MIN_PIECE`], or 1 on a kernel that switches lanes itself.
+fn min_piece<W: Copy>(k: &LaneKernel<W>) -> usize {
+    if k.switches_in_kernel() {
+        1
+    } else {
+        MIN_PIECE
+    }
+}
+
+/// Blocks an idle lane of the balanced tail reads before it is pointed back at the
+/// start of [`IDLE_DATA`].
+const IDLE_BLOCKS: usize = 64;
+
+/// What idle lanes hash (their state is garbage and never read).
+static IDLE_DATA: [u8; IDLE_BLOCKS * MAX_BLOCK] = [0; IDLE_BLOCKS * MAX_BLOCK];
 
 /// One message's work for the lanes.
 pub(crate) struct Job<'a, F: Family> {
@@ -116,11 +143,9 @@ struct Lane<'a> {
     /// `pos` in every lane, which is cheaper than checking; only `Tail` reads it.)
     pos: usize,
     end: usize,
-    /// The clock at which the lane's segment, padding or planned piece ends, when
+    /// The clock at which the lane's segment or padding ends, when
     /// the scheduler must look at it; `usize::MAX` while idle.
     due: usize,
-    /// The clock at which its planned first part ends; `usize::MAX` if none.
-    cap_due: usize,
 }
 
 impl<'a> Lane<'a> {
@@ -135,7 +160,6 @@ impl<'a> Lane<'a> {
             pos: 0,
             end: 0,
             due: usize::MAX,
-            cap_due: usize::MAX,
         }
     }
 }
@@ -149,7 +173,6 @@ const IDLE: Lane<'static> = Lane {
     pos: 0,
     end: 0,
     due: usize::MAX,
-    cap_due: usize::MAX,
 };
 
 /// Runs `jobs` (each with a caller-chosen id) through `kernels`, starting on `start`;
@@ -157,10 +180,9 @@ const IDLE: Lane<'static> = Lane {
 /// kernel is switched to a narrower, faster one once the queue is empty; without it
 /// (forced kernels, for tests) every job runs on `start` and jobs fill lanes in order.
 ///
-/// Each kernel call runs until the first lane needs the scheduler (its segment, padding
-/// or planned piece ends), and only those lanes are looked at afterwards: with a
-/// balanced tail there is a call per piece boundary, so the work between calls must
-/// not grow with the lane count.
+/// Each kernel call runs until the first lane needs the scheduler (its segment or
+/// padding ends), and only those lanes are looked at afterwards, so the work between
+/// calls does not grow with the lane count.
 pub(crate) fn run<'a, F: Family>(
     kernels: &[LaneKernel<F::Word>],
     start: LaneKernel<F::Word>,
@@ -170,28 +192,19 @@ pub(crate) fn run<'a, F: Family>(
 ) {
     let mut s = Lanes::<F, _>::new(start, done);
     let mut queue = jobs;
-    let mut tail: Option<Tail<'a, F>> = None;
     // Busy lanes when the kernel choice was last looked at.
     let mut rated = usize::MAX;
     loop {
         if queue.len() > 0 && s.busy < s.lanes.len() {
             s.fill(&mut queue);
             if narrow && queue.len() > 0 && queue.len() <= s.lanes.len() && s.long_jobs() {
-                tail = Some(Tail::plan(&mut s, queue.by_ref()));
-            }
-        }
-        if let Some(t) = &mut tail {
-            if t.dirty {
-                t.refill(&mut s);
-                if t.is_over(&s) {
-                    tail = None;
-                }
+                s.run_plan(queue.by_ref());
             }
         }
         if s.busy == 0 {
             break;
         }
-        if narrow && queue.len() == 0 && tail.is_none() && s.busy != rated {
+        if narrow && queue.len() == 0 && s.busy != rated {
             rated = s.busy;
             // Only kernels wide enough for every busy lane: nothing is left to refill.
             let busy = s.busy;
@@ -203,28 +216,7 @@ pub(crate) fn run<'a, F: Family>(
             }
         }
         for l in bits_of(s.step()) {
-            match &mut tail {
-                Some(t) => t.event(&mut s, l),
-                None => s.advance(l),
-            }
-        }
-    }
-}
-
-/// A job out of the lanes: its lane record and chaining state. (Not its padded
-/// tail: a job parked in its padding pads again where it resumes, rather than every
-/// parked job carrying a copy of a lane's tail buffer.)
-struct Parked<'a, F: Family> {
-    lane: Lane<'a>,
-    state: F::State,
-}
-
-impl<'a, F: Family> Parked<'a, F> {
-    /// A job not started yet (`Lanes::unpark` moves it past empty segments).
-    fn new(id: usize, job: Job<'a, F>) -> Self {
-        Parked {
-            lane: Lane::fresh(id, &job),
-            state: job.state,
+            s.advance(l);
         }
     }
 }
@@ -250,26 +242,37 @@ struct Piece {
     cap: usize,
 }
 
-/// The balanced end of a batch (see the module docs).
-struct Tail<'a, F: Family> {
-    /// Every job of the plan; `None` while it runs in a lane or once it is done.
-    jobs: Vec<Option<Parked<'a, F>>>,
-    done: Vec<bool>,
-    /// Each lane's pieces still to start, in time order.
-    plan: Vec<VecDeque<Piece>>,
-    /// The job each lane is running.
-    running: Vec<Option<usize>>,
-    /// A lane went idle or parked a job since the last `refill`.
-    dirty: bool,
-}
-
 /// Lays out jobs of `left` blocks on `n` lanes of `t_end` blocks each (see the module
 /// docs), never cutting a piece shorter than `min_piece` blocks: where the end of a lane
 /// has less room than that, the lane stays idle there instead. `None` if the jobs do not
 /// fit. (The last lane takes what is left when `min_piece` is 1, so that always fits.)
-fn pack(left: &[usize], n: usize, t_end: usize, min_piece: usize) -> Option<Vec<VecDeque<Piece>>> {
-    let mut plan = vec![VecDeque::new(); n];
-    pack_into(left, n, t_end, min_piece, |l, p| plan[l].push_back(p)).then_some(plan)
+fn pack(left: &[usize], n: usize, t_end: usize, min_piece: usize) -> Option<Plan> {
+    let mut plan = Plan {
+        pieces: Vec::with_capacity(left.len() + n),
+        first: vec![0; n + 1],
+    };
+    let ok = pack_into(left, n, t_end, min_piece, |l, p| {
+        plan.pieces.push(p);
+        plan.first[l + 1] = plan.pieces.len();
+    });
+    // Lanes left without pieces start where the previous one ends.
+    for l in 1..=n {
+        plan.first[l] = plan.first[l].max(plan.first[l - 1]);
+    }
+    ok.then_some(plan)
+}
+
+/// Each lane's pieces in time order, lane after lane.
+struct Plan {
+    pieces: Vec<Piece>,
+    /// Lane `l`'s pieces are `pieces[first[l]..first[l + 1]]`.
+    first: Vec<usize>,
+}
+
+impl Plan {
+    fn lane(&self, l: usize) -> &[Piece] {
+        &self.pieces[self.first[l]..self.first[l + 1]]
+    }
 }
 
 /// How many jobs [`pack`] splits, without building the plan; `None` if they do not fit.
@@ -327,7 +330,7 @@ fn pack_into(
 
 /// The lane length for [`pack`] that should finish `left` soonest on `kernel`: each
 /// block of lane length costs a call's worth of blocks, and each split a kernel call
-/// more ([`SPLIT_NS`]). From the shortest length up to 1/8 longer, in at most ~16 steps,
+/// more (`LaneKernel::split_ns`). From the shortest length up to 1/8 longer, in at most ~16 steps,
 /// stopping once the extra length alone costs more than the best so far; `None` if no
 /// length there fits with `MIN_PIECE`.
 fn plan_length<W: Copy>(
@@ -346,8 +349,8 @@ fn plan_length<W: Copy>(
         if best.is_some_and(|(_, c)| base >= c) {
             break;
         }
-        if let Some(k) = splits(left, n, t_end, MIN_PIECE) {
-            let cost = base + k as f32 * SPLIT_NS;
+        if let Some(k) = splits(left, n, t_end, min_piece(kernel)) {
+            let cost = base + k as f32 * kernel.split_ns();
             if best.is_none_or(|(_, c)| cost < c) {
                 best = Some((t_end, cost));
             }
@@ -356,104 +359,25 @@ fn plan_length<W: Copy>(
     best.map(|(t, _)| t)
 }
 
-impl<'a, F: Family> Tail<'a, F> {
-    /// Takes every busy lane and every waiting job into a plan.
-    fn plan<D: FnMut(usize, &F::State)>(
-        s: &mut Lanes<'a, F, D>,
-        queue: impl Iterator<Item = (usize, Job<'a, F>)>,
-    ) -> Self {
-        let n = s.lanes.len();
-        let mut jobs: Vec<Parked<'a, F>> = Vec::new();
-        for l in 0..n {
-            if s.lanes[l].phase != Phase::Idle {
-                jobs.push(s.park(l));
-            }
-        }
-        jobs.extend(queue.map(|(id, job)| Parked::new(id, job)));
-        let left: Vec<usize> = jobs.iter().map(|p| blocks_left::<F>(&p.lane)).collect();
-        let total: usize = left.iter().sum();
-        let t_min = total
-            .div_ceil(n)
-            .max(left.iter().copied().max().unwrap_or(0));
-        let plan = match plan_length(&s.kernel, F::BLOCK, &left, t_min) {
-            Some(t_end) => pack(&left, n, t_end, MIN_PIECE),
-            None => pack(&left, n, t_min, 1),
-        }
-        .expect("plan_length checked it fits; wrap-around always fits in t_min");
-        Tail {
-            done: vec![false; jobs.len()],
-            jobs: jobs.into_iter().map(Some).collect(),
-            plan,
-            running: vec![None; n],
-            dirty: true,
-        }
-    }
-
-    /// Starts the next piece in every idle lane whose job is free.
-    fn refill<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>) {
-        self.dirty = false;
-        for l in 0..s.lanes.len() {
-            while s.lanes[l].phase == Phase::Idle {
-                let Some(&next) = self.plan[l].front() else {
-                    break;
-                };
-                if self.done[next.job] {
-                    self.plan[l].pop_front();
-                    continue;
-                }
-                // Still running its first part in another lane: wait for it.
-                let Some(p) = self.jobs[next.job].take() else {
-                    break;
-                };
-                self.plan[l].pop_front();
-                self.running[l] = Some(next.job);
-                s.unpark(l, p, next.cap);
-                if s.lanes[l].phase == Phase::Idle {
-                    self.done[next.job] = true;
-                    self.running[l] = None;
-                }
-            }
-        }
-    }
-
-    /// Lane `l` has reached its due block: park a first part that reached its end, or
-    /// move the job on (noting it if it finished).
-    fn event<D: FnMut(usize, &F::State)>(&mut self, s: &mut Lanes<'a, F, D>, l: usize) {
-        let job = self.running[l];
-        if s.lanes[l].cap_due == s.clock {
-            let j = job.expect("only planned pieces have a cap");
-            self.jobs[j] = Some(s.park(l));
-            self.running[l] = None;
-            self.dirty = true;
-        } else {
-            s.advance(l);
-            if s.lanes[l].phase == Phase::Idle {
-                if let Some(j) = job {
-                    self.done[j] = true;
-                }
-                self.running[l] = None;
-                self.dirty = true;
-            }
-        }
-    }
-
-    /// Every piece has started (what runs now finishes in place).
-    fn is_over<D>(&self, s: &Lanes<'a, F, D>) -> bool {
-        self.plan.iter().all(|p| p.is_empty()) && s.lanes.iter().all(|l| l.cap_due == usize::MAX)
-    }
-}
-
 /// The kernel with the best throughput for `busy` messages; fewer lanes on a tie.
 ///
 /// A kernel narrower than the batch is rated as `run` uses it: full waves on it, then
 /// the last partial wave on the fastest kernel wide enough for it (33 SHA-256 messages:
 /// 32 in 32 lanes, then one on SHA-NI, rather than three waves of a 16-lane kernel).
 pub(crate) fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKernel<W> {
+    best_by(kernels, waves(kernels, busy))
+}
+
+/// How [`best`] rates a kernel for `busy` messages.
+fn waves<W: Copy>(
+    kernels: &[LaneKernel<W>],
+    busy: usize,
+) -> impl FnMut(&LaneKernel<W>) -> f32 + '_ {
     let n = busy.max(1);
     // The fastest rate for a last wave of `rest` messages, kept for the last `rest` asked
     // (most kernels leave no remainder or the same one, so it is rarely recomputed).
     let mut kept = (0, 0.0);
-    let rate = |k: &LaneKernel<W>| -> f32 {
+    move |k: &LaneKernel<W>| -> f32 {
         if n <= k.lanes {
             return k.rate_with(n);
         }
@@ -472,8 +396,7 @@ pub(crate) fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKerne
             time += rest as f32 / kept.1;
         }
         n as f32 / time
-    };
-    best_by(kernels, rate)
+    }
 }
 
 /// The same for `busy` messages of `blocks` blocks of `block_len` bytes on average: long
@@ -484,11 +407,14 @@ pub(crate) fn best_for<W: Copy>(
     blocks: usize,
     block_len: usize,
 ) -> LaneKernel<W> {
-    if blocks >= PLAN_MIN_BLOCKS {
-        best_by(kernels, |k| k.rate_balanced(busy, blocks * block_len))
-    } else {
-        best(kernels, busy)
-    }
+    let mut waves = waves(kernels, busy);
+    best_by(kernels, |k| {
+        if blocks >= plan_min_blocks(k) {
+            k.rate_balanced(busy, blocks * block_len)
+        } else {
+            waves(k)
+        }
+    })
 }
 
 /// The kernel `rate` rates highest (each rated once); fewer lanes on a tie.
@@ -634,11 +560,11 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         }
     }
 
-    /// Whether the running jobs average at least `PLAN_MIN_BLOCKS` blocks still to do.
+    /// Whether the running jobs average at least [`plan_min_blocks`] blocks still to do.
     fn long_jobs(&self) -> bool {
         let busy = self.lanes.iter().filter(|l| l.phase != Phase::Idle);
         let (n, blocks) = busy.fold((0, 0), |(n, b), l| (n + 1, b + blocks_left::<F>(l)));
-        n > 0 && blocks >= n * PLAN_MIN_BLOCKS
+        n > 0 && blocks >= n * plan_min_blocks(&self.kernel)
     }
 
     /// Lane `l`'s chaining state, out of the word-major columns.
@@ -661,27 +587,9 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
     /// Lane `l` has nothing to do.
     fn set_idle(&mut self, l: usize) {
         let lane = &mut self.lanes[l];
-        (lane.phase, lane.due, lane.cap_due) = (Phase::Idle, usize::MAX, usize::MAX);
+        (lane.phase, lane.due) = (Phase::Idle, usize::MAX);
         self.odd |= 1 << l;
         self.busy -= 1;
-    }
-
-    /// Take lane `l`'s job out of the lanes.
-    fn park(&mut self, l: usize) -> Parked<'a, F> {
-        let p = Parked {
-            lane: self.lanes[l],
-            state: self.lane_state(l),
-        };
-        self.set_idle(l);
-        p
-    }
-
-    /// Put a parked job into the idle lane `l`, to run for `cap` blocks (`usize::MAX`:
-    /// to its end).
-    fn unpark(&mut self, l: usize, p: Parked<'a, F>, cap: usize) {
-        let mut lane = p.lane;
-        lane.cap_due = self.clock.saturating_add(cap);
-        self.enter(l, lane, &p.state);
     }
 
     /// Put `lane` with its chaining `state` into the idle lane `l`. A lane parked in
@@ -725,12 +633,160 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             lane.end - lane.pos
         };
         if left > 0 {
-            lane.due = (self.clock + left / F::BLOCK).min(lane.cap_due);
+            lane.due = self.clock + left / F::BLOCK;
             return;
         }
         let s = self.lane_state(l);
         (self.done)(self.lanes[l].id, &s);
         self.set_idle(l);
+    }
+
+    /// The balanced end of the batch (see the module docs): every running and waiting
+    /// job laid out on the lanes, each piece turned into state and data switches at its
+    /// block boundaries, and all of it run in one kernel call (which a kernel without
+    /// switches of its own splits at each boundary). Every lane is idle afterwards.
+    fn run_plan(&mut self, queue: impl Iterator<Item = (usize, Job<'a, F>)>) {
+        let n = self.lanes.len();
+        // Each job's id, whole blocks (up to three segments) and padded end; its
+        // chaining state is slot `j` of `slots`.
+        let mut jobs: Vec<(usize, [&'a [u8]; 3])> = Vec::new();
+        let mut pads: Vec<([u8; 2 * MAX_BLOCK], usize)> = Vec::new();
+        let mut slots: Vec<F::Word> = Vec::new();
+        for l in 0..n {
+            let lane = self.lanes[l];
+            let mut pad = ([0; 2 * MAX_BLOCK], 0);
+            let segs = match lane.phase {
+                Phase::Idle => continue,
+                Phase::Body => {
+                    if let Some((tail, total)) = lane.fin {
+                        pad.1 = pad_final::<F>(tail, total, &mut pad.0);
+                    }
+                    [lane.cur, lane.next[0], lane.next[1]]
+                }
+                Phase::Tail => {
+                    let rest = &self.tails[l][lane.pos..lane.end];
+                    pad.0[..rest.len()].copy_from_slice(rest);
+                    pad.1 = rest.len();
+                    [&[][..]; 3]
+                }
+            };
+            slots.extend_from_slice(self.lane_state(l).as_ref());
+            jobs.push((lane.id, segs));
+            pads.push(pad);
+            self.set_idle(l);
+        }
+        for (id, job) in queue {
+            let mut pad = ([0; 2 * MAX_BLOCK], 0);
+            if let Some((tail, total)) = job.fin {
+                pad.1 = pad_final::<F>(tail, total, &mut pad.0);
+            }
+            slots.extend_from_slice(job.state.as_ref());
+            jobs.push((id, job.segs));
+            pads.push(pad);
+        }
+        // Each job's blocks as up to four sources, in order.
+        let parts: Vec<[&[u8]; 4]> = jobs
+            .iter()
+            .zip(&pads)
+            .map(|((_, segs), (pad, used))| [segs[0], segs[1], segs[2], &pad[..*used]])
+            .collect();
+        let left: Vec<usize> = parts
+            .iter()
+            .map(|p| p.iter().map(|s| s.len()).sum::<usize>() / F::BLOCK)
+            .collect();
+        let total: usize = left.iter().sum();
+        let t_min = total
+            .div_ceil(n)
+            .max(left.iter().copied().max().unwrap_or(0));
+        let plan = match plan_length(&self.kernel, F::BLOCK, &left, t_min) {
+            Some(t_end) => pack(&left, n, t_end, min_piece(&self.kernel)),
+            None => pack(&left, n, t_min, 1),
+        }
+        .expect("plan_length checked it fits; wrap-around always fits in t_min");
+        // A split job's last part starts where its first part (at the start of the next
+        // lane, and earlier) ends.
+        let mut offset = vec![0; jobs.len()];
+        for p in plan.pieces.iter().filter(|p| p.cap != usize::MAX) {
+            offset[p.job] = p.cap;
+        }
+        let mut states: Vec<StateSwitch> = Vec::with_capacity(2 * plan.pieces.len());
+        let mut data: Vec<DataSwitch<'_>> = Vec::with_capacity(3 * plan.pieces.len());
+        let mut ends = [0usize; MAX_LANES];
+        for (l, end) in ends.iter_mut().enumerate().take(n) {
+            let mut t = 0;
+            for p in plan.lane(l) {
+                let (mut skip, mut len) = if p.cap == usize::MAX {
+                    (offset[p.job], left[p.job] - offset[p.job])
+                } else {
+                    (0, p.cap)
+                };
+                if len == 0 {
+                    continue;
+                }
+                let slot = p.job as u32;
+                states.push(StateSwitch {
+                    at: t as u32,
+                    lane: l as u32,
+                    save: NO_SLOT,
+                    load: slot,
+                });
+                for src in parts[p.job] {
+                    let blocks = src.len() / F::BLOCK;
+                    if len == 0 {
+                        break;
+                    }
+                    if skip >= blocks {
+                        skip -= blocks;
+                        continue;
+                    }
+                    data.push(DataSwitch {
+                        at: t,
+                        lane: l,
+                        data: &src[skip * F::BLOCK..],
+                    });
+                    let run = (blocks - skip).min(len);
+                    (t, len, skip) = (t + run, len - run, 0);
+                }
+                states.push(StateSwitch {
+                    at: t as u32,
+                    lane: l as u32,
+                    save: slot,
+                    load: NO_SLOT,
+                });
+            }
+            *end = t;
+        }
+        let t_end = ends.iter().copied().max().unwrap_or(0);
+        // Idle stretches, each lane from where its pieces end.
+        for (l, &end) in ends.iter().enumerate().take(n) {
+            for t in (end..t_end).step_by(IDLE_BLOCKS) {
+                data.push(DataSwitch {
+                    at: t,
+                    lane: l,
+                    data: &IDLE_DATA,
+                });
+            }
+        }
+        // Into block order for the kernel. (No lane has two data switches at one block,
+        // and the kernel makes a block's saves before its loads whatever their order,
+        // so an unstable sort will do.)
+        states.sort_unstable_by_key(|s| s.at);
+        data.sort_unstable_by_key(|d| d.at);
+        let blocks = [&IDLE_DATA[..]; MAX_LANES];
+        let sw = Switches {
+            states: &states,
+            data: &data,
+            slots: &mut slots,
+        };
+        self.kernel
+            .compress_switched(&mut self.state, F::WORDS, F::BLOCK, &blocks[..n], t_end, sw);
+        for (j, (id, _)) in jobs.iter().enumerate() {
+            let mut s = F::State::default();
+            s.as_mut()
+                .copy_from_slice(&slots[j * F::WORDS..][..F::WORDS]);
+            (self.done)(*id, &s);
+        }
+        self.clock += t_end;
     }
 
     /// One kernel call, up to the clock at which the first lane is due; returns the
@@ -897,11 +953,11 @@ mod tests {
                 let mut parts: Vec<Vec<(usize, usize, usize, bool)>> = vec![Vec::new(); jobs];
                 // A whole piece runs what the job's first part (if any) leaves.
                 let mut rest = left.clone();
-                for p in plan.iter().flatten().filter(|p| p.cap != usize::MAX) {
+                for p in plan.pieces.iter().filter(|p| p.cap != usize::MAX) {
                     assert!(p.cap < rest[p.job]);
                     rest[p.job] -= p.cap;
                 }
-                for (l, q) in plan.iter().enumerate() {
+                for (l, q) in (0..n).map(|l| plan.lane(l)).enumerate() {
                     let mut t = 0;
                     for p in q {
                         let len = if p.cap == usize::MAX {
@@ -933,8 +989,8 @@ mod tests {
         }
     }
 
-    /// Random long and short messages, so the tail plan meets splits, parked padding
-    /// blocks and jobs that end inside a planned piece.
+    /// Random long and short messages, so the tail plan meets splits, jobs already in
+    /// their padding and jobs that end inside a planned piece.
     #[test]
     fn random_batches_through_the_plan() {
         use rand::{Rng, SeedableRng};

@@ -1,8 +1,10 @@
 //! Transposes shared by the x86 multi-lane kernels: each lane's block arrives as rows
 //! (one vector per lane) and the rounds want columns (one vector per message word).
+//! Also the loads and stores of the lanes' word-major chaining state.
 
 /// 512-bit: 16 lanes of u32.
 pub(crate) mod avx512 {
+    use crate::lanes::Cursor;
     use core::arch::x86_64::*;
 
     /// Byte-swap each u32 (vpshufb indices, repeated per 128-bit lane).
@@ -11,6 +13,102 @@ pub(crate) mod avx512 {
     pub(crate) fn bswap_u32(v: __m512i) -> __m512i {
         let idx = _mm512_set4_epi32(0x0c0d_0e0f, 0x0809_0a0b, 0x0405_0607, 0x0001_0203);
         _mm512_shuffle_epi8(v, idx)
+    }
+
+    /// Word-major lane state (see `lanes`) as `W` words of `S` vectors: word `w` of
+    /// vector set `s` is the 64 bytes at `p + (w * S + s) * 64`, for u32 and u64 words.
+    ///
+    /// # Safety
+    /// `p` must be readable for `64 W S` bytes; the CPU must have AVX-512F.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn load_sets<const S: usize, const W: usize>(
+        p: *const u8,
+    ) -> [[__m512i; S]; W] {
+        core::array::from_fn(|w| {
+            core::array::from_fn(|s| {
+                // SAFETY: (w * S + s) * 64 + 64 <= 64 W S, readable by the contract.
+                unsafe { _mm512_loadu_si512(p.add((w * S + s) * 64).cast()) }
+            })
+        })
+    }
+
+    /// The store matching [`load_sets`].
+    ///
+    /// # Safety
+    /// `p` must be writable for `64 W S` bytes; the CPU must have AVX-512F.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn store_sets<const S: usize, const W: usize>(
+        p: *mut u8,
+        v: &[[__m512i; S]; W],
+    ) {
+        for (w, word) in v.iter().enumerate() {
+            for (s, x) in word.iter().enumerate() {
+                // SAFETY: as for `load_sets`, writable by the contract.
+                unsafe { _mm512_storeu_si512(p.add((w * S + s) * 64).cast(), *x) };
+            }
+        }
+    }
+
+    /// A switched call's state on entry: the switches at block 0 applied, then loaded
+    /// (see [`load_sets`]).
+    ///
+    /// # Safety
+    /// `state` must hold `64 W S` bytes; the CPU must have AVX-512F.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn enter_sets<T: Copy, const S: usize, const W: usize>(
+        state: &mut [T],
+        cur: &mut Cursor<'_, '_, T>,
+    ) -> [[__m512i; S]; W] {
+        debug_assert_eq!(size_of_val(state), 64 * W * S);
+        if cur.state_at() == 0 {
+            cur.apply_states(0, state);
+        }
+        // SAFETY: by the contract.
+        unsafe { load_sets(state.as_ptr().cast()) }
+    }
+
+    /// The switches before block `blk` (not 0), if any: the registers `st` go through
+    /// `state`.
+    ///
+    /// # Safety
+    /// As [`enter_sets`].
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn switch_sets<T: Copy, const S: usize, const W: usize>(
+        state: &mut [T],
+        cur: &mut Cursor<'_, '_, T>,
+        blk: usize,
+        st: &mut [[__m512i; S]; W],
+    ) {
+        if cur.state_at() == blk && blk > 0 {
+            // SAFETY: by the contract.
+            unsafe { store_sets(state.as_mut_ptr().cast(), st) };
+            cur.apply_states(blk, state);
+            // SAFETY: by the contract.
+            *st = unsafe { load_sets(state.as_ptr().cast()) };
+        }
+    }
+
+    /// A switched call's end: `st` stored, then the switches after its last block.
+    ///
+    /// # Safety
+    /// As [`enter_sets`].
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn leave_sets<T: Copy, const S: usize, const W: usize>(
+        state: &mut [T],
+        cur: &mut Cursor<'_, '_, T>,
+        nblocks: usize,
+        st: &[[__m512i; S]; W],
+    ) {
+        // SAFETY: by the contract.
+        unsafe { store_sets(state.as_mut_ptr().cast(), st) };
+        if cur.state_at() == nblocks {
+            cur.apply_states(nblocks, state);
+        }
     }
 
     /// Load 16 lanes' 64-byte blocks (lane `l` at `p[l] + offset`) transposed: calls

@@ -23,7 +23,7 @@ use core::arch::x86_64::*;
 
 use super::{word_index, K, S};
 use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
+use crate::lanes::{Cursor, LaneKernel};
 use crate::x86_opaque::opaque_zmm as opaque;
 use crate::x86_transpose::avx512::load_transpose_u32;
 
@@ -44,54 +44,95 @@ const TL_I: i32 = 0x39; // c ^ (b | !d)
 /// already fill its ports (see above). On Zen 5 (2-cycle latency) more sets win: x4 is the
 /// fastest, and x3 serves 33-48 messages (48 x 16 KiB: x3 16.5, x4 14.3 GB/s; 33-47 of
 /// them ran 0.73-0.78 of 32 before it, since x2's balanced tail costs a call per lane).
-/// x5 and x6 never won and were dropped.
+/// x5 and x6 never won and were dropped. x4's rate is what `lanesum speed` measures for
+/// its path (64 x 16 KiB, 21.3-21.6 GB/s): with 49-63 messages, x4 with idle lanes then
+/// rates above x3 with a balanced tail, as it runs (49: 17.5 against 15.9 GB/s).
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
     if !features.avx512 {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx512x1", 16, est(14.0, 7.3), run::<1>),
-        LaneKernel::new("avx512x2", 32, est(15.0, 13.6), run::<2>),
-        LaneKernel::new("avx512x3", 48, est(14.5, 16.0), run::<3>),
-        LaneKernel::new("avx512x4", 64, est(14.5, 17.8), run::<4>),
+        LaneKernel::switched("avx512x1", 16, est(14.0, 7.3), run::<1>),
+        LaneKernel::switched("avx512x2", 32, est(15.0, 13.6), run::<2>),
+        LaneKernel::switched("avx512x3", 48, est(14.5, 16.0), run::<3>),
+        LaneKernel::switched("avx512x4", 64, est(14.5, 21.0), run::<4>),
     ]
 }
 
-/// Safe entry stored in the `LaneKernel`; checks the slice shapes the kernel relies on.
-fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+/// Safe entry stored in the `LaneKernel`; checks the shapes the kernel relies on.
+fn run<const N: usize>(
+    state: &mut [u32],
+    blocks: &[&[u8]],
+    nblocks: usize,
+    cur: &mut Cursor<'_, '_, u32>,
+) {
     assert_eq!(state.len(), 4 * 16 * N);
     assert_eq!(blocks.len(), 16 * N);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
     // SAFETY: this fn is only reachable through a LaneKernel built by `kernels` after
-    // `features.avx512` showed the CPU has AVX-512F; slice lengths are checked above.
-    unsafe { compress::<N>(state, blocks, nblocks) }
+    // `features.avx512` showed the CPU has AVX-512F, whose `compress` and
+    // `compress_switched` check that each lane's slice, and each data switch's, covers
+    // the lane's blocks up to its next data switch or `nblocks`.
+    unsafe { compress::<N>(state, blocks, nblocks, cur) }
 }
 
-/// Compress `nblocks` blocks in each of `16 N` lanes.
+/// Compress `nblocks` blocks in each of `16 N` lanes, switching lanes as `cur` says.
 ///
 /// # Safety
-/// `state.len() == 64 N`, `blocks.len() == 16 N`, every block slice holds at least
-/// `64 nblocks` bytes; the CPU must have AVX-512F.
+/// `state.len() == 64 N`, `blocks.len() == 16 N`; every lane's slice, and every data
+/// switch's, holds 64 bytes per block up to the lane's next data switch or `nblocks`;
+/// the CPU must have AVX-512F.
 #[target_feature(enable = "avx512f")]
-unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+unsafe fn compress<const N: usize>(
+    state: &mut [u32],
+    blocks: &[&[u8]],
+    nblocks: usize,
+    cur: &mut Cursor<'_, '_, u32>,
+) {
     let lanes = 16 * N;
-    let sp = state.as_mut_ptr();
+    if cur.state_at() == 0 {
+        cur.apply_states(0, state);
+    }
     let z = _mm512_setzero_si512();
     let (mut a, mut b, mut c, mut d) = ([z; N], [z; N], [z; N], [z; N]);
-    for j in 0..N {
-        // SAFETY: state holds 4 words x 16 N lanes; each load is 16 words inside it.
-        unsafe {
-            a[j] = _mm512_loadu_si512(sp.add(16 * j).cast());
-            b[j] = _mm512_loadu_si512(sp.add(lanes + 16 * j).cast());
-            c[j] = _mm512_loadu_si512(sp.add(2 * lanes + 16 * j).cast());
-            d[j] = _mm512_loadu_si512(sp.add(3 * lanes + 16 * j).cast());
-        }
+    macro_rules! load_state {
+        () => {
+            let sp = state.as_ptr();
+            for j in 0..N {
+                // SAFETY: state holds 4 words x 16 N lanes; each load is 16 words inside.
+                unsafe {
+                    a[j] = _mm512_loadu_si512(sp.add(16 * j).cast());
+                    b[j] = _mm512_loadu_si512(sp.add(lanes + 16 * j).cast());
+                    c[j] = _mm512_loadu_si512(sp.add(2 * lanes + 16 * j).cast());
+                    d[j] = _mm512_loadu_si512(sp.add(3 * lanes + 16 * j).cast());
+                }
+            }
+        };
     }
+    macro_rules! store_state {
+        () => {
+            let sp = state.as_mut_ptr();
+            for j in 0..N {
+                // SAFETY: as for the loads.
+                unsafe {
+                    _mm512_storeu_si512(sp.add(16 * j).cast(), a[j]);
+                    _mm512_storeu_si512(sp.add(lanes + 16 * j).cast(), b[j]);
+                    _mm512_storeu_si512(sp.add(2 * lanes + 16 * j).cast(), c[j]);
+                    _mm512_storeu_si512(sp.add(3 * lanes + 16 * j).cast(), d[j]);
+                }
+            }
+        };
+    }
+    load_state!();
+    // Lane `l` of set `j` finds its block `b` at `ptrs[j][l] + 64 b` (a data switch at
+    // block `at` rebases it to `ptr - 64 at`; wrapping, since that may lie outside).
     let mut ptrs = [[core::ptr::null::<u8>(); 16]; N];
     for (j, set) in ptrs.iter_mut().enumerate() {
         for (l, p) in set.iter_mut().enumerate() {
             *p = blocks[16 * j + l].as_ptr();
         }
+    }
+    while let Some((l, p)) = cur.next_data(0) {
+        ptrs[l / 16][l % 16] = p;
     }
     // Message words of the current block in `msg[blk & 1]`; the next block's are
     // transposed into the other half during the rounds (see `step!`).
@@ -102,9 +143,9 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         ($j:expr, $blk:expr) => {{
             let mut p = ptrs[$j];
             for q in p.iter_mut() {
-                // SAFETY: block `$blk` of every lane lies inside its slice
-                // (`$blk < nblocks`, slices hold 64 nblocks bytes).
-                *q = unsafe { q.add(64 * $blk) };
+                // Block `$blk` of every lane (`$blk < nblocks`) lies inside the slice
+                // the lane reads then (see the safety contract).
+                *q = q.wrapping_add(64 * $blk);
                 // A prefetch is only a hint: past the end of a slice it does nothing.
                 _mm_prefetch::<_MM_HINT_T1>(q.wrapping_add(PREFETCH).cast());
             }
@@ -167,6 +208,15 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         }
     }
     while blk < nblocks {
+        if cur.state_at() == blk {
+            store_state!();
+            cur.apply_states(blk, state);
+            load_state!();
+        }
+        // Block `blk + 1` is loaded during this block's rounds.
+        while let Some((l, p)) = cur.next_data(blk + 1) {
+            ptrs[l / 16][l % 16] = p.wrapping_sub(64 * (blk + 1));
+        }
         core::hint::black_box(&mut msg);
         for j in 0..N {
             let u = _mm512_add_epi32(a[j], _mm512_set1_epi32(K[0] as i32));
@@ -182,27 +232,23 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         }
         blk += 1;
     }
-    for j in 0..N {
-        // SAFETY: as for the loads above.
-        unsafe {
-            _mm512_storeu_si512(sp.add(16 * j).cast(), a[j]);
-            _mm512_storeu_si512(sp.add(lanes + 16 * j).cast(), b[j]);
-            _mm512_storeu_si512(sp.add(2 * lanes + 16 * j).cast(), c[j]);
-            _mm512_storeu_si512(sp.add(3 * lanes + 16 * j).cast(), d[j]);
-        }
+    store_state!();
+    if cur.state_at() == nblocks {
+        cur.apply_states(nblocks, state);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::check_kernel;
+    use crate::lanes::testing::{check_kernel, check_switched};
     use crate::md5::Md5;
 
     #[test]
     fn avx512_kernels_match_reference() {
         for k in kernels(crate::isa::active()) {
             check_kernel::<Md5>(&k);
+            check_switched::<Md5>(&k);
         }
     }
 }

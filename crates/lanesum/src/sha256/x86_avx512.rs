@@ -22,8 +22,10 @@
 
 use super::K;
 use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
-use crate::x86_transpose::avx512::{bswap_u32 as bswap, transpose_u32 as transpose};
+use crate::lanes::{Cursor, LaneKernel};
+use crate::x86_transpose::avx512::{
+    bswap_u32 as bswap, enter_sets, leave_sets, switch_sets, transpose_u32 as transpose,
+};
 use core::arch::x86_64::*;
 
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
@@ -31,35 +33,47 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx512x1", 16, est(4.2, 4.76), run::<1>),
-        LaneKernel::new("avx512x2", 32, est(3.8, 6.2), run::<2>),
+        LaneKernel::switched("avx512x1", 16, est(4.2, 4.76), run::<1>),
+        LaneKernel::switched("avx512x2", 32, est(3.8, 6.2), run::<2>),
     ]
 }
 
-fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+fn run<const S: usize>(
+    state: &mut [u32],
+    blocks: &[&[u8]],
+    nblocks: usize,
+    cur: &mut Cursor<'_, '_, u32>,
+) {
     assert_eq!(state.len(), 8 * 16 * S);
     assert_eq!(blocks.len(), 16 * S);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
     // SAFETY: this fn is only stored in a LaneKernel built after `features.avx512`
-    // (F+BW+VL) was detected; the slice lengths the kernel reads were asserted above.
-    unsafe { compress::<S>(state, blocks, nblocks) }
+    // (F+BW+VL) was detected, whose `compress` and `compress_switched` check that each
+    // lane's slice, and each data switch's, covers the lane's blocks up to its next
+    // data switch or `nblocks`.
+    unsafe { compress::<S>(state, blocks, nblocks, cur) }
 }
 
 /// Bytes ahead of the current block to prefetch in each lane.
 const PREFETCH: usize = 512;
 
+/// Compress `nblocks` blocks in each of `16 S` lanes, switching lanes as `cur` says.
+///
+/// # Safety
+/// `state.len() == 128 S`, `blocks.len() == 16 S`; every lane's slice, and every data
+/// switch's, holds 64 bytes per block up to the lane's next data switch or `nblocks`;
+/// the CPU must have AVX-512F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    let lanes = 16 * S;
+unsafe fn compress<const S: usize>(
+    state: &mut [u32],
+    blocks: &[&[u8]],
+    nblocks: usize,
+    cur: &mut Cursor<'_, '_, u32>,
+) {
     let zero = _mm512_setzero_si512();
-    let sp = state.as_mut_ptr();
-    let mut st = [[zero; S]; 8];
-    for (w, sw) in st.iter_mut().enumerate() {
-        for (s, v) in sw.iter_mut().enumerate() {
-            // SAFETY: state holds 8 * lanes words (asserted by the caller).
-            *v = unsafe { _mm512_loadu_si512(sp.add(w * lanes + s * 16).cast()) };
-        }
-    }
+    // SAFETY (this and the other `_sets` calls): `run` checked that `state` holds 8
+    // words of 16 S lanes, i.e. 64 x 8 S bytes; AVX-512F is on.
+    let mut st: [[__m512i; S]; 8] = unsafe { enter_sets(state, cur) };
+    // Each lane's next block to load.
     let mut ptrs = [[core::ptr::null::<u8>(); 16]; S];
     for (s, p) in ptrs.iter_mut().enumerate() {
         for (l, p) in p.iter_mut().enumerate() {
@@ -154,18 +168,23 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         };
     }
 
-    // Block `$blk` of every lane, byte-swapped and transposed: W[0..16] for each set.
+    // Block `$blk` of every lane (after its data switches), byte-swapped and
+    // transposed: W[0..16] for each set; the lanes move on to their next block.
     macro_rules! load {
         ($blk:expr) => {{
+            while let Some((l, p)) = cur.next_data($blk) {
+                ptrs[l / 16][l % 16] = p;
+            }
             let mut w = [[zero; S]; 16];
-            for (s, p) in ptrs.iter().enumerate() {
+            for (s, p) in ptrs.iter_mut().enumerate() {
                 let mut r = [zero; 16];
                 for (l, v) in r.iter_mut().enumerate() {
-                    // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
-                    // by the caller) and $blk < nblocks; the load is unaligned.
-                    *v = bswap(unsafe { _mm512_loadu_si512(p[l].add($blk * 64).cast()) });
+                    // SAFETY: every lane's block `$blk` lies in the slice it reads then
+                    // (see the safety contract); the load is unaligned.
+                    *v = bswap(unsafe { _mm512_loadu_si512(p[l].cast()) });
                     // A hint only: prefetching past the end of a slice cannot fault.
-                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add($blk * 64 + PREFETCH).cast());
+                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add(PREFETCH).cast());
+                    p[l] = p[l].wrapping_add(64);
                 }
                 for (i, v) in transpose(r).into_iter().enumerate() {
                     w[i][s] = v;
@@ -180,6 +199,7 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     }
     let mut next = load!(0);
     for blk in 0..nblocks {
+        unsafe { switch_sets(state, cur, blk, &mut st) };
         let mut w = next;
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
         rounds16!(w, 0, false, a, b, c, d, e, f, g, h);
@@ -196,24 +216,20 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         }
     }
 
-    for (w, sw) in st.iter().enumerate() {
-        for (s, v) in sw.iter().enumerate() {
-            // SAFETY: as for the loads above.
-            unsafe { _mm512_storeu_si512(sp.add(w * lanes + s * 16).cast(), *v) };
-        }
-    }
+    unsafe { leave_sets(state, cur, nblocks, &st) };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::check_kernel;
+    use crate::lanes::testing::{check_kernel, check_switched};
     use crate::sha256::Sha256;
 
     #[test]
     fn avx512_kernels_match_reference() {
         for k in kernels(crate::isa::Features::detect()) {
             check_kernel::<Sha256>(&k);
+            check_switched::<Sha256>(&k);
         }
     }
 }

@@ -23,7 +23,8 @@ use core::arch::x86_64::*;
 
 use super::K;
 use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
+use crate::lanes::{Cursor, LaneKernel};
+use crate::x86_transpose::avx512::{enter_sets, leave_sets, switch_sets};
 
 const BLOCK: usize = 128;
 /// How many blocks ahead of the current one to prefetch in each lane.
@@ -35,18 +36,24 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u64>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx512x1", 8, est(3.4, 4.78), run::<1>),
-        LaneKernel::new("avx512x2", 16, est(3.2, 5.8), run::<2>),
+        LaneKernel::switched("avx512x1", 8, est(3.4, 4.78), run::<1>),
+        LaneKernel::switched("avx512x2", 16, est(3.2, 5.8), run::<2>),
     ]
 }
 
-fn run<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks: usize) {
+fn run<const S: usize>(
+    state: &mut [u64],
+    blocks: &[&[u8]],
+    nblocks: usize,
+    cur: &mut Cursor<'_, '_, u64>,
+) {
     assert_eq!(blocks.len(), 8 * S);
     assert_eq!(state.len(), 64 * S);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * BLOCK));
     // SAFETY: this kernel is only listed by `kernels` when `features.avx512` says the CPU
-    // has AVX-512 F+BW; the slice lengths were just checked.
-    unsafe { compress::<S>(state, blocks, nblocks) }
+    // has AVX-512 F+BW, and only reachable through its LaneKernel, whose `compress` and
+    // `compress_switched` check that each lane's slice, and each data switch's, covers
+    // the lane's blocks up to its next data switch or `nblocks`.
+    unsafe { compress::<S>(state, blocks, nblocks, cur) }
 }
 
 /// `vpshufb` mask reversing the bytes of each u64.
@@ -191,29 +198,42 @@ fn transpose8(rows: [__m512i; 8]) -> [__m512i; 8] {
     }
 }
 
+/// Compress `nblocks` blocks in each of `8 S` lanes, switching lanes as `cur` says.
+///
+/// # Safety
+/// `state.len() == 64 S`, `blocks.len() == 8 S`; every lane's slice, and every data
+/// switch's, holds `BLOCK` bytes per block up to the lane's next data switch or
+/// `nblocks`; the CPU must have AVX-512F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn compress<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks: usize) {
-    let lanes = 8 * S;
-    let sp = state.as_mut_ptr();
+unsafe fn compress<const S: usize>(
+    state: &mut [u64],
+    blocks: &[&[u8]],
+    nblocks: usize,
+    cur: &mut Cursor<'_, '_, u64>,
+) {
     let zero = _mm512_setzero_si512();
-    let mut st = [[zero; S]; 8];
-    for (w, word) in st.iter_mut().enumerate() {
-        for (s, v) in word.iter_mut().enumerate() {
-            // SAFETY: w * lanes + s * 8 + 8 <= 8 * lanes == state.len().
-            *v = unsafe { _mm512_loadu_si512(sp.add(w * lanes + s * 8).cast()) };
-        }
+    // SAFETY (this and the other `_sets` calls): `run` checked that `state` holds 8
+    // words of 8 S lanes, i.e. 64 x 8 S bytes; AVX-512F is on.
+    let mut st: [[__m512i; S]; 8] = unsafe { enter_sets(state, cur) };
+    // Each lane's current block.
+    let mut ptrs: [*const u8; 16] = [core::ptr::null(); 16];
+    for (p, b) in ptrs.iter_mut().zip(blocks) {
+        *p = b.as_ptr();
     }
     // SAFETY: a 16-byte array read unaligned.
     let bswap = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(BSWAP64.as_ptr().cast()) });
     // SAFETY: as above.
     let ror8 = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(ROR8.as_ptr().cast()) });
     for blk in 0..nblocks {
-        let off = blk * BLOCK;
+        unsafe { switch_sets(state, cur, blk, &mut st) };
+        while let Some((l, p)) = cur.next_data(blk) {
+            ptrs[l] = p;
+        }
         // Inputs past the last-level cache stream from memory: fetch PREFETCH blocks ahead
         // in every lane (wrapping_add: the address may lie past the slice; prefetches of
         // any address are harmless).
-        for lane in blocks.iter().take(8 * S) {
-            let p = lane.as_ptr().wrapping_add(off + PREFETCH * BLOCK);
+        for p in ptrs.iter().take(8 * S) {
+            let p = p.wrapping_add(PREFETCH * BLOCK);
             _mm_prefetch::<_MM_HINT_T0>(p.cast());
             _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64).cast());
         }
@@ -221,10 +241,10 @@ unsafe fn compress<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks:
         for s in 0..S {
             for half in 0..2 {
                 let rows: [__m512i; 8] = core::array::from_fn(|l| {
-                    let p = blocks[s * 8 + l].as_ptr();
-                    // SAFETY: `run` checked every lane holds nblocks * BLOCK bytes, and
-                    // off + half * 64 + 64 <= nblocks * BLOCK.
-                    let v = unsafe { _mm512_loadu_si512(p.add(off + half * 64).cast()) };
+                    let p = ptrs[s * 8 + l];
+                    // SAFETY: every lane's current block lies in the slice it reads then
+                    // (see the safety contract), and half * 64 + 64 <= BLOCK.
+                    let v = unsafe { _mm512_loadu_si512(p.add(half * 64).cast()) };
                     _mm512_shuffle_epi8(v, bswap)
                 });
                 let cols = transpose8(rows);
@@ -232,6 +252,9 @@ unsafe fn compress<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks:
                     w[half * 8 + j][s] = c;
                 }
             }
+        }
+        for p in ptrs.iter_mut().take(8 * S) {
+            *p = p.wrapping_add(BLOCK);
         }
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
         for j in 0..5usize {
@@ -243,24 +266,20 @@ unsafe fn compress<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks:
             }
         }
     }
-    for (w, word) in st.iter().enumerate() {
-        for (s, v) in word.iter().enumerate() {
-            // SAFETY: as for the loads above.
-            unsafe { _mm512_storeu_si512(sp.add(w * lanes + s * 8).cast(), *v) };
-        }
-    }
+    unsafe { leave_sets(state, cur, nblocks, &st) };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::check_kernel;
+    use crate::lanes::testing::{check_kernel, check_switched};
     use crate::sha512::Sha512;
 
     #[test]
     fn avx512_kernels_match_reference() {
         for k in kernels(crate::isa::active()) {
             check_kernel::<Sha512>(&k);
+            check_switched::<Sha512>(&k);
         }
     }
 }
