@@ -330,7 +330,8 @@ mod tests {
     ];
 
     /// Counts just past a kernel's width with long messages: the scheduler's balanced
-    /// tail (split jobs, parked states) on the real kernels of this CPU.
+    /// tail (split jobs, lanes switching jobs inside a call) on the real kernels of this
+    /// CPU.
     #[test]
     fn long_messages_past_a_kernel_width() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(21);

@@ -555,7 +555,10 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
                 let Some((id, job)) = queue.next() else {
                     return;
                 };
-                self.enter(l, Lane::fresh(id, &job), &job.state);
+                self.set_lane_state(l, &job.state);
+                self.lanes[l] = Lane::fresh(id, &job);
+                self.busy += 1;
+                self.advance(l);
             }
         }
     }
@@ -590,20 +593,6 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         (lane.phase, lane.due) = (Phase::Idle, usize::MAX);
         self.odd |= 1 << l;
         self.busy -= 1;
-    }
-
-    /// Put `lane` with its chaining `state` into the idle lane `l`. A lane parked in
-    /// its padding pads again here.
-    #[inline(always)]
-    fn enter(&mut self, l: usize, lane: Lane<'a>, state: &F::State) {
-        self.set_lane_state(l, state);
-        self.lanes[l] = lane;
-        self.busy += 1;
-        if let (Phase::Tail, Some((tail, total))) = (lane.phase, lane.fin) {
-            let used = pad_final::<F>(tail, total, &mut self.tails[l]);
-            debug_assert_eq!(used, lane.end);
-        }
-        self.advance(l);
     }
 
     /// Moves busy lane `l` past empty segments: to its next blocks, its padding, or its
