@@ -59,7 +59,7 @@ pub(crate) struct Switches<'s, 'a, W> {
 /// [`state_at`](Self::state_at) before each block (storing its registers to the state
 /// around [`apply_states`](Self::apply_states)), and takes [`next_data`](Self::next_data)
 /// for a block before it loads that block; the lane's block `b` is then at
-/// `ptr + (b - at) * BLOCK`.
+/// `data[(b - at) * BLOCK..]`.
 pub(crate) struct Cursor<'s, 'a, W> {
     sw: Switches<'s, 'a, W>,
     words: usize,
@@ -68,7 +68,7 @@ pub(crate) struct Cursor<'s, 'a, W> {
     di: usize,
 }
 
-impl<W: Copy> Cursor<'_, '_, W> {
+impl<'a, W: Copy> Cursor<'_, 'a, W> {
     /// The block before which the next state switch happens (`usize::MAX`: none).
     #[inline(always)]
     pub(crate) fn state_at(&self) -> usize {
@@ -95,12 +95,18 @@ impl<W: Copy> Cursor<'_, '_, W> {
         );
     }
 
-    /// The next data switch at block `at`, as (lane, pointer to its block `at`).
+    /// The block from which the next data switch applies (`usize::MAX`: none).
     #[inline(always)]
-    pub(crate) fn next_data(&mut self, at: usize) -> Option<(usize, *const u8)> {
+    fn data_at(&self) -> usize {
+        self.sw.data.get(self.di).map_or(usize::MAX, |d| d.at)
+    }
+
+    /// The next data switch at block `at`, as (lane, its data from block `at` on).
+    #[inline(always)]
+    pub(crate) fn next_data(&mut self, at: usize) -> Option<(usize, &'a [u8])> {
         let d = self.sw.data.get(self.di).filter(|d| d.at == at)?;
         self.di += 1;
-        Some((d.lane, d.data.as_ptr()))
+        Some((d.lane, d.data))
     }
 }
 
@@ -279,7 +285,9 @@ impl<W: Copy + 'static> LaneKernel<W> {
         }
         match self.body {
             Body::Switched(f) => f(state, blocks, nblocks, &mut self.cursor(sw, words)),
-            Body::Plain(f) => split_calls(f, state, words, block_len, blocks, nblocks, sw),
+            Body::Plain(f) => {
+                split_calls(f, state, block_len, blocks, nblocks, self.cursor(sw, words))
+            }
         }
     }
 
@@ -332,20 +340,17 @@ pub(crate) const SWITCH_SPLIT_NS: f32 = 40.0;
 fn split_calls<W: Copy>(
     f: CompressFn<W>,
     state: &mut [W],
-    words: usize,
     block_len: usize,
     blocks: &[&[u8]],
     nblocks: usize,
-    sw: Switches<'_, '_, W>,
+    mut cur: Cursor<'_, '_, W>,
 ) {
     let lanes = blocks.len();
     let mut ptrs: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
     ptrs[..lanes].copy_from_slice(blocks);
-    let (mut done, mut si, mut di) = (0, 0, 0);
+    let mut done = 0;
     loop {
-        let next_s = sw.states.get(si).map_or(nblocks, |s| s.at as usize);
-        let next_d = sw.data.get(di).map_or(nblocks, |d| d.at);
-        let next = next_s.min(next_d);
+        let next = cur.state_at().min(cur.data_at()).min(nblocks);
         if next > done {
             f(state, &ptrs[..lanes], next - done);
             for p in &mut ptrs[..lanes] {
@@ -353,16 +358,13 @@ fn split_calls<W: Copy>(
             }
             done = next;
         }
-        let start = si;
-        while sw.states.get(si).is_some_and(|s| s.at as usize == done) {
-            si += 1;
+        if cur.state_at() == done {
+            cur.apply_states(done, state);
         }
-        apply_states(&sw.states[start..si], state, lanes, words, sw.slots);
-        while let Some(d) = sw.data.get(di).filter(|d| d.at == done) {
-            ptrs[d.lane] = d.data;
-            di += 1;
+        while let Some((l, d)) = cur.next_data(done) {
+            ptrs[l] = d;
         }
-        if done == nblocks && si == sw.states.len() && di == sw.data.len() {
+        if done == nblocks {
             return;
         }
     }

@@ -329,10 +329,10 @@ fn pack_into(
 }
 
 /// The lane length for [`pack`] that should finish `left` soonest on `kernel`: each
-/// block of lane length costs a call's worth of blocks, and each split a kernel call
-/// more (`LaneKernel::split_ns`). From the shortest length up to 1/8 longer, in at most ~16 steps,
-/// stopping once the extra length alone costs more than the best so far; `None` if no
-/// length there fits with `MIN_PIECE`.
+/// block of lane length costs a call's worth of blocks, and each split
+/// `LaneKernel::split_ns` more. From the shortest length up to 1/8 longer, in at most
+/// ~16 steps, stopping once the extra length alone costs more than the best so far;
+/// `None` if no length there fits with the kernel's [`min_piece`].
 fn plan_length<W: Copy>(
     kernel: &LaneKernel<W>,
     block_len: usize,
@@ -641,22 +641,25 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         let mut jobs: Vec<(usize, [&'a [u8]; 3])> = Vec::new();
         let mut pads: Vec<([u8; 2 * MAX_BLOCK], usize)> = Vec::new();
         let mut slots: Vec<F::Word> = Vec::new();
+        // A job's padded end, if it has one.
+        let padded = |fin: Option<(&[u8], u64)>| {
+            let mut pad = ([0; 2 * MAX_BLOCK], 0);
+            if let Some((tail, total)) = fin {
+                pad.1 = pad_final::<F>(tail, total, &mut pad.0);
+            }
+            pad
+        };
         for l in 0..n {
             let lane = self.lanes[l];
-            let mut pad = ([0; 2 * MAX_BLOCK], 0);
-            let segs = match lane.phase {
+            let (segs, pad) = match lane.phase {
                 Phase::Idle => continue,
-                Phase::Body => {
-                    if let Some((tail, total)) = lane.fin {
-                        pad.1 = pad_final::<F>(tail, total, &mut pad.0);
-                    }
-                    [lane.cur, lane.next[0], lane.next[1]]
-                }
+                Phase::Body => ([lane.cur, lane.next[0], lane.next[1]], padded(lane.fin)),
                 Phase::Tail => {
+                    // Already padded in the lane's tail buffer.
                     let rest = &self.tails[l][lane.pos..lane.end];
+                    let mut pad = ([0; 2 * MAX_BLOCK], rest.len());
                     pad.0[..rest.len()].copy_from_slice(rest);
-                    pad.1 = rest.len();
-                    [&[][..]; 3]
+                    ([&[][..]; 3], pad)
                 }
             };
             slots.extend_from_slice(self.lane_state(l).as_ref());
@@ -665,13 +668,9 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             self.set_idle(l);
         }
         for (id, job) in queue {
-            let mut pad = ([0; 2 * MAX_BLOCK], 0);
-            if let Some((tail, total)) = job.fin {
-                pad.1 = pad_final::<F>(tail, total, &mut pad.0);
-            }
             slots.extend_from_slice(job.state.as_ref());
             jobs.push((id, job.segs));
-            pads.push(pad);
+            pads.push(padded(job.fin));
         }
         // Each job's blocks as up to four sources, in order.
         let parts: Vec<[&[u8]; 4]> = jobs

@@ -25,7 +25,7 @@ use super::{word_index, K, S};
 use crate::isa::{est, Features};
 use crate::lanes::{Cursor, LaneKernel};
 use crate::x86_opaque::opaque_zmm as opaque;
-use crate::x86_transpose::avx512::load_transpose_u32;
+use crate::x86_transpose::avx512::{enter_sets, leave_sets, load_transpose_u32, switch_sets};
 
 /// Bytes ahead of the current block that each lane prefetches: with 64+ streams from
 /// L3 or memory the hardware prefetchers fall behind.
@@ -88,41 +88,10 @@ unsafe fn compress<const N: usize>(
     nblocks: usize,
     cur: &mut Cursor<'_, '_, u32>,
 ) {
-    let lanes = 16 * N;
-    if cur.state_at() == 0 {
-        cur.apply_states(0, state);
-    }
     let z = _mm512_setzero_si512();
-    let (mut a, mut b, mut c, mut d) = ([z; N], [z; N], [z; N], [z; N]);
-    macro_rules! load_state {
-        () => {
-            let sp = state.as_ptr();
-            for j in 0..N {
-                // SAFETY: state holds 4 words x 16 N lanes; each load is 16 words inside.
-                unsafe {
-                    a[j] = _mm512_loadu_si512(sp.add(16 * j).cast());
-                    b[j] = _mm512_loadu_si512(sp.add(lanes + 16 * j).cast());
-                    c[j] = _mm512_loadu_si512(sp.add(2 * lanes + 16 * j).cast());
-                    d[j] = _mm512_loadu_si512(sp.add(3 * lanes + 16 * j).cast());
-                }
-            }
-        };
-    }
-    macro_rules! store_state {
-        () => {
-            let sp = state.as_mut_ptr();
-            for j in 0..N {
-                // SAFETY: as for the loads.
-                unsafe {
-                    _mm512_storeu_si512(sp.add(16 * j).cast(), a[j]);
-                    _mm512_storeu_si512(sp.add(lanes + 16 * j).cast(), b[j]);
-                    _mm512_storeu_si512(sp.add(2 * lanes + 16 * j).cast(), c[j]);
-                    _mm512_storeu_si512(sp.add(3 * lanes + 16 * j).cast(), d[j]);
-                }
-            }
-        };
-    }
-    load_state!();
+    // SAFETY (this and the other `_sets` calls): `run` checked that `state` holds 4
+    // words of 16 N lanes, i.e. 64 x 4 N bytes; AVX-512F is on.
+    let [mut a, mut b, mut c, mut d] = unsafe { enter_sets::<u32, N, 4>(state, cur) };
     // Lane `l` of set `j` finds its block `b` at `ptrs[j][l] + 64 b` (a data switch at
     // block `at` rebases it to `ptr - 64 at`; wrapping, since that may lie outside).
     let mut ptrs = [[core::ptr::null::<u8>(); 16]; N];
@@ -132,7 +101,7 @@ unsafe fn compress<const N: usize>(
         }
     }
     while let Some((l, p)) = cur.next_data(0) {
-        ptrs[l / 16][l % 16] = p;
+        ptrs[l / 16][l % 16] = p.as_ptr();
     }
     // Message words of the current block in `msg[blk & 1]`; the next block's are
     // transposed into the other half during the rounds (see `step!`).
@@ -209,13 +178,13 @@ unsafe fn compress<const N: usize>(
     }
     while blk < nblocks {
         if cur.state_at() == blk {
-            store_state!();
-            cur.apply_states(blk, state);
-            load_state!();
+            let mut st = [a, b, c, d];
+            unsafe { switch_sets(state, cur, blk, &mut st) };
+            [a, b, c, d] = st;
         }
         // Block `blk + 1` is loaded during this block's rounds.
         while let Some((l, p)) = cur.next_data(blk + 1) {
-            ptrs[l / 16][l % 16] = p.wrapping_sub(64 * (blk + 1));
+            ptrs[l / 16][l % 16] = p.as_ptr().wrapping_sub(64 * (blk + 1));
         }
         core::hint::black_box(&mut msg);
         for j in 0..N {
@@ -232,10 +201,7 @@ unsafe fn compress<const N: usize>(
         }
         blk += 1;
     }
-    store_state!();
-    if cur.state_at() == nblocks {
-        cur.apply_states(nblocks, state);
-    }
+    unsafe { leave_sets(state, cur, nblocks, &[a, b, c, d]) };
 }
 
 #[cfg(test)]

@@ -156,7 +156,7 @@ unsafe fn compress<const S: usize>(
     for blk in 0..nblocks {
         unsafe { switch_sets(state, cur, blk, &mut st) };
         while let Some((l, p)) = cur.next_data(blk) {
-            ptrs[l / 16][l % 16] = p;
+            ptrs[l / 16][l % 16] = p.as_ptr();
         }
         let mut w = load!();
         let [mut a, mut b, mut c, mut d, mut e] = st;

@@ -173,7 +173,7 @@ unsafe fn compress<const S: usize>(
     macro_rules! load {
         ($blk:expr) => {{
             while let Some((l, p)) = cur.next_data($blk) {
-                ptrs[l / 16][l % 16] = p;
+                ptrs[l / 16][l % 16] = p.as_ptr();
             }
             let mut w = [[zero; S]; 16];
             for (s, p) in ptrs.iter_mut().enumerate() {

@@ -227,7 +227,7 @@ unsafe fn compress<const S: usize>(
     for blk in 0..nblocks {
         unsafe { switch_sets(state, cur, blk, &mut st) };
         while let Some((l, p)) = cur.next_data(blk) {
-            ptrs[l] = p;
+            ptrs[l] = p.as_ptr();
         }
         // Inputs past the last-level cache stream from memory: fetch PREFETCH blocks ahead
         // in every lane (wrapping_add: the address may lie past the slice; prefetches of
