@@ -48,7 +48,7 @@ use crate::sha256::Sha256;
 use crate::sha512::Sha512;
 use crate::{isa, Algorithm, Digest, Hasher};
 pub use multi::MultiHasher;
-use pool::{Pool, Stream};
+use pool::{Pool, SharedHalf, Stream};
 
 /// Shared lanes for any number of streams on any threads; cheap to clone (a handle).
 ///
@@ -110,6 +110,11 @@ impl Engine {
     pub(crate) fn writers(&self) -> usize {
         self.writers.load(Ordering::Relaxed)
     }
+
+    /// The size of a half shared by `streams` streams now (the same in every family's pool).
+    pub(crate) fn shared_half(&self, streams: usize) -> usize {
+        self.md5.shared_half(streams)
+    }
 }
 
 /// A streaming hasher whose blocks share SIMD lanes with other streams of its [`Engine`].
@@ -151,6 +156,19 @@ impl LaneHasher {
             }
         }
         self
+    }
+
+    /// As `update(half)`, without a copy of `half` where the stream can hash it in place.
+    pub(crate) fn update_shared(&mut self, half: &SharedHalf) {
+        match &mut self.inner {
+            Inner::Md5(s) => s.update_shared(half),
+            Inner::Sha1(s) => s.update_shared(half),
+            Inner::Sha256(s) => s.update_shared(half),
+            Inner::Sha512(s) => s.update_shared(half),
+            Inner::Plain(h) => {
+                h.update(half);
+            }
+        }
     }
 
     /// The digest of everything absorbed.

@@ -2,10 +2,11 @@
 
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-use super::{Engine, LaneHasher};
+use super::{Engine, LaneHasher, SharedHalf};
 use crate::isa::{self, Features};
-use crate::merkle_damgard::Family;
+use crate::merkle_damgard::{Family, MAX_BLOCK};
 use crate::{Algorithm, Digest};
 
 /// Writes at least this large run the algorithms on several cores: below it, handing work
@@ -23,7 +24,9 @@ const PAR_BATCH: usize = 1 << 20;
 /// thread taking the next as it finishes), so the time approaches that of the slowest
 /// algorithm. When other streams are writing too, every core is busy anyway: the
 /// algorithms run one after the other on the caller's thread and share each family's
-/// lanes with the other streams.
+/// lanes with the other streams; writes are then gathered into halves of whole blocks that
+/// every algorithm's stream takes as it is, so the data is copied once, not once per
+/// algorithm.
 ///
 /// ```
 /// use lanesum::{hash, Algorithm, MultiHasher};
@@ -38,9 +41,19 @@ pub struct MultiHasher {
     /// Costliest first; `slot[i]` is the output position of `hashers[i]`.
     hashers: Vec<LaneHasher>,
     slot: Vec<usize>,
-    /// Writes gathered for the next parallel pass (alone on the engine only).
-    pending: Vec<u8>,
+    /// Writes gathered for the next parallel pass (alone on the engine) or the next
+    /// shared half (not alone); which one `pending_alone` says.
+    pending: SharedHalf,
+    pending_alone: bool,
+    /// Bytes handed to the streams so far.
+    fed: u64,
+    /// Halves handed to the streams earlier, reused once they let go of them.
+    spare: Vec<SharedHalf>,
 }
+
+/// Halves a MultiHasher keeps for reuse: each stream holds at most two, the one being
+/// filled is a third.
+const SPARES: usize = 2;
 
 impl MultiHasher {
     /// On the process-wide engine; digests come back in the order of `algs`.
@@ -56,44 +69,98 @@ impl MultiHasher {
             engine: engine.clone(),
             hashers: slot.iter().map(|&i| engine.hasher(algs[i])).collect(),
             slot,
-            pending: Vec::new(),
+            pending: SharedHalf::default(),
+            pending_alone: false,
+            fed: 0,
+            spare: Vec::new(),
         }
     }
 
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
         let n = self.hashers.len();
+        if n <= 1 {
+            self.each(data, false);
+            return self;
+        }
         // Our own streams count as writers once they have written.
-        let alone = n > 1 && rayon::current_num_threads() > 1 && self.engine.writers() <= n;
-        if !alone {
+        let alone = self.engine.writers() <= n;
+        if alone != self.pending_alone {
             self.flush();
-            self.each(data);
-        } else if self.pending.len() + data.len() <= PAR_BATCH {
-            self.pending.extend_from_slice(data);
-            if self.pending.len() == PAR_BATCH {
+            self.pending_alone = alone;
+        }
+        if alone && rayon::current_num_threads() <= 1 {
+            self.each(data, false);
+        } else if alone {
+            if self.pending.len() + data.len() <= PAR_BATCH {
+                Arc::make_mut(&mut self.pending).extend_from_slice(data);
+                if self.pending.len() == PAR_BATCH {
+                    self.flush();
+                }
+            } else {
                 self.flush();
+                self.each(data, true);
             }
         } else {
-            self.flush();
-            self.each(data);
+            self.share(data);
         }
         self
+    }
+
+    /// Gather `data` into halves and hand each full one to every stream.
+    fn share(&mut self, mut data: &[u8]) {
+        let half = self.engine.shared_half(self.hashers.len());
+        while !data.is_empty() {
+            let buf = Arc::make_mut(&mut self.pending);
+            if buf.capacity() < half {
+                buf.reserve_exact(half - buf.len());
+            }
+            // End at a block boundary of every family in the streams, even if the half
+            // shrank below what we hold: after a partial block from the other mode, the
+            // next half is copied in and the ones after it go in place again.
+            let skew = (self.fed % MAX_BLOCK as u64) as usize;
+            let target = half.max(buf.len() + skew).next_multiple_of(MAX_BLOCK) - skew;
+            let take = (target - buf.len()).min(data.len());
+            buf.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if buf.len() < target {
+                return;
+            }
+            for h in &mut self.hashers {
+                h.update_shared(&self.pending);
+            }
+            self.fed += target as u64;
+            let mut next = match self
+                .spare
+                .iter_mut()
+                .position(|s| Arc::get_mut(s).is_some())
+            {
+                Some(i) => self.spare.swap_remove(i),
+                None => SharedHalf::default(),
+            };
+            Arc::make_mut(&mut next).clear();
+            let used = std::mem::replace(&mut self.pending, next);
+            if self.spare.len() < SPARES {
+                self.spare.push(used);
+            }
+        }
     }
 
     /// Hash the gathered writes.
     fn flush(&mut self) {
         if !self.pending.is_empty() {
             let pending = std::mem::take(&mut self.pending);
-            self.each(&pending);
+            self.each(&pending, self.pending_alone);
             self.pending = pending;
-            self.pending.clear();
+            Arc::make_mut(&mut self.pending).clear();
         }
     }
 
-    /// `data` through every algorithm: side by side on several cores when it is large
-    /// enough to pay, else one after the other here.
-    fn each(&mut self, data: &[u8]) {
+    /// `data` through every algorithm: side by side on several cores when `parallel` and
+    /// it is large enough to pay, else one after the other here.
+    fn each(&mut self, data: &[u8], parallel: bool) {
+        self.fed += data.len() as u64;
         let threads = rayon::current_num_threads().min(self.hashers.len());
-        if threads > 1 && data.len() >= PAR_MIN {
+        if parallel && threads > 1 && data.len() >= PAR_MIN {
             let next = AtomicUsize::new(0);
             let cells: Vec<parking_lot::Mutex<&mut LaneHasher>> = self
                 .hashers

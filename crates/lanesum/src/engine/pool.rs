@@ -11,6 +11,9 @@
 //! writer goes on filling meanwhile; a writer that fills up while its half is in a round
 //! waits for that round (the back-pressure).
 //!
+//! A `MultiHasher` copies a write once, not once per algorithm: its streams take the same
+//! buffer of whole blocks as a shared half, and each family's rounds read it in place.
+//!
 //! Since writers run a half ahead, the halves a round finds are mostly full: every lane
 //! has the same work, and nobody waits for companions. There is no central thread, and
 //! rounds on different cores work on disjoint slots.
@@ -22,6 +25,7 @@
 //! mutexes do not poison, and a claimed half goes back to its slot even if a round
 //! unwinds: a panic elsewhere never makes a slot unusable.
 
+use std::ops::Deref;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -63,6 +67,43 @@ const STAGE: usize = 1024;
 
 type Slot<F> = Arc<SlotCell<F>>;
 
+/// Whole blocks of one message, handed to the several streams that hash it (a
+/// `MultiHasher`'s, one per algorithm) so that none needs a copy of its own.
+pub(crate) type SharedHalf = Arc<Vec<u8>>;
+
+/// A half's bytes: the stream's own buffer, or a shared one (never appended to: it counts
+/// as full).
+enum Half {
+    Own(Vec<u8>),
+    Shared(SharedHalf),
+}
+
+impl Default for Half {
+    fn default() -> Self {
+        Half::Own(Vec::new())
+    }
+}
+
+impl Deref for Half {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Half::Own(v) => v,
+            Half::Shared(s) => s,
+        }
+    }
+}
+
+impl Half {
+    /// Empty it, keeping an own buffer's allocation and letting go of a shared one.
+    fn clear(&mut self) {
+        match self {
+            Half::Own(v) => v.clear(),
+            Half::Shared(_) => *self = Half::default(),
+        }
+    }
+}
+
 pub(crate) struct SlotCell<F: Family> {
     data: Mutex<SlotData<F>>,
     /// Signalled when a round gives the slot back.
@@ -73,9 +114,9 @@ pub(crate) struct SlotData<F: Family> {
     state: F::State,
     /// A full half waiting for a round, or empty. While `busy`, a round has it (and
     /// `state`) and this is an empty placeholder.
-    ready: Vec<u8>,
-    /// Whole blocks written after `ready`: at most `HALF`.
-    fill: Vec<u8>,
+    ready: Half,
+    /// Whole blocks written after `ready`: at most a half.
+    fill: Half,
     busy: bool,
     /// An entry for this slot is in `Pool::waiting`.
     queued: bool,
@@ -101,7 +142,7 @@ pub(crate) struct Pool<F: Family> {
 struct Claim<F: Family> {
     slot: Slot<F>,
     state: F::State,
-    half: Vec<u8>,
+    half: Half,
     hashed: bool,
 }
 
@@ -144,6 +185,12 @@ impl<F: Family> Pool<F> {
         (HALVES_BUDGET / writers / MAX_BLOCK * MAX_BLOCK).clamp(MIN_HALF, MAX_HALF)
     }
 
+    /// The size of a half shared by `streams` streams: they hold at most three such
+    /// (two in their slots, one being gathered) where they would hold two halves each.
+    pub(crate) fn shared_half(&self, streams: usize) -> usize {
+        (self.half() * 2 * streams / 3 / MAX_BLOCK * MAX_BLOCK).clamp(MIN_HALF, MAX_HALF)
+    }
+
     /// Streams one round should take: the widest kernel's lanes, but no more than a
     /// core's share of the writers, so that every core can run a round of its own rather
     /// than wait while one round holds every stream.
@@ -163,28 +210,49 @@ impl<F: Family> Pool<F> {
         }
     }
 
-    /// Take in whole blocks `head` then `body` for `slot`'s stream.
-    fn absorb<'d>(&self, slot: &Slot<F>, mut head: &'d [u8], mut body: &'d [u8]) {
+    /// Take in whole blocks `head` then `body` for `slot`'s stream, or else (with both
+    /// empty) the whole blocks of `shared`, as `fill` once that is empty.
+    fn absorb<'d>(
+        &self,
+        slot: &Slot<F>,
+        mut head: &'d [u8],
+        mut body: &'d [u8],
+        mut shared: Option<SharedHalf>,
+    ) {
+        debug_assert!(shared.is_none() || head.is_empty() && body.is_empty());
         let mut me = slot.data.lock();
         loop {
             if self.writers() <= 1 {
                 Self::wait_back(slot, &mut me);
-                hash_alone(&mut me, [head, body], None);
+                let more = match &shared {
+                    Some(s) => [&s[..], &[][..]],
+                    None => [head, body],
+                };
+                hash_alone(&mut me, more, None);
                 return;
             }
             let half = self.half();
-            if me.fill.capacity() < half {
-                let more = half - me.fill.len();
-                me.fill.reserve_exact(more);
+            if me.fill.is_empty() {
+                if let Some(s) = shared.take() {
+                    me.fill = Half::Shared(s);
+                }
             }
-            let room = half.saturating_sub(me.fill.len());
-            let h = head.len().min(room);
-            let b = body.len().min(room - h);
-            me.fill.extend_from_slice(&head[..h]);
-            me.fill.extend_from_slice(&body[..b]);
-            (head, body) = (&head[h..], &body[b..]);
-            if me.fill.len() < half {
-                return;
+            if let Half::Own(fill) = &mut me.fill {
+                if fill.capacity() < half {
+                    let more = half - fill.len();
+                    fill.reserve_exact(more);
+                }
+                let room = half.saturating_sub(fill.len());
+                let h = head.len().min(room);
+                let b = body.len().min(room - h);
+                fill.extend_from_slice(&head[..h]);
+                fill.extend_from_slice(&body[..b]);
+                (head, body) = (&head[h..], &body[b..]);
+                // Before a shared half, a partial one counts as full (it is short once,
+                // after the MultiHasher changed modes).
+                if fill.len() < half && shared.is_none() {
+                    return;
+                }
             }
             if !me.busy && me.ready.is_empty() {
                 let d = &mut *me;
@@ -192,7 +260,7 @@ impl<F: Family> Pool<F> {
                 self.queue(slot, &mut me);
                 continue;
             }
-            if head.is_empty() && body.is_empty() {
+            if head.is_empty() && body.is_empty() && shared.is_none() {
                 return;
             }
             if me.busy {
@@ -355,8 +423,8 @@ impl<F: Family> Stream<F> {
             slot: Arc::new(SlotCell {
                 data: Mutex::new(SlotData {
                     state: iv,
-                    ready: Vec::new(),
-                    fill: Vec::new(),
+                    ready: Half::default(),
+                    fill: Half::default(),
                     busy: false,
                     queued: false,
                 }),
@@ -369,16 +437,21 @@ impl<F: Family> Stream<F> {
         }
     }
 
-    pub(crate) fn update(&mut self, mut data: &[u8]) {
-        if data.is_empty() {
-            return;
-        }
-        self.total = self.total.wrapping_add(data.len() as u64);
+    /// Count `len` more bytes, and this stream among the writers.
+    fn wrote(&mut self, len: usize) {
+        self.total = self.total.wrapping_add(len as u64);
         if !self.writing {
             self.writing = true;
             self.pool.writers.fetch_add(1, Ordering::Relaxed);
             self.pool.engine_writers.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    pub(crate) fn update(&mut self, mut data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
+        self.wrote(data.len());
         if self.part_len + data.len() < STAGE {
             self.part[self.part_len..self.part_len + data.len()].copy_from_slice(data);
             self.part_len += data.len();
@@ -392,10 +465,21 @@ impl<F: Family> Stream<F> {
         data = &data[fill..];
         let whole = data.len() - data.len() % F::BLOCK;
         self.pool
-            .absorb(&self.slot, &self.part[..head], &data[..whole]);
+            .absorb(&self.slot, &self.part[..head], &data[..whole], None);
         let rest = &data[whole..];
         self.part[..rest.len()].copy_from_slice(rest);
         self.part_len = rest.len();
+    }
+
+    /// As `update(half)`, but without copying `half` when the stream is at a block
+    /// boundary (`half` is whole blocks of every family).
+    pub(crate) fn update_shared(&mut self, half: &SharedHalf) {
+        if self.part_len != 0 || half.is_empty() || !half.len().is_multiple_of(F::BLOCK) {
+            return self.update(half);
+        }
+        self.wrote(half.len());
+        self.pool
+            .absorb(&self.slot, &[], &[], Some(Arc::clone(half)));
     }
 
     /// Bytes held unhashed in the slot (not counting the stage).
@@ -428,9 +512,9 @@ impl<F: Family> Drop for Stream<F> {
         // Free the halves now (a round holding one gives it back to the slot, which goes
         // with the last reference); a stale `waiting` entry may keep the slot a while.
         let mut d = self.slot.data.lock();
-        d.fill = Vec::new();
+        d.fill = Half::default();
         if !d.busy {
-            d.ready = Vec::new();
+            d.ready = Half::default();
         }
     }
 }
@@ -440,7 +524,7 @@ const _: () =
 
 /// Hash `me`'s halves, then `more` (in place), then `fin` on the single-stream path.
 fn hash_alone<F: Family>(me: &mut SlotData<F>, more: [&[u8]; 2], fin: Option<(&[u8], u64)>) {
-    let s = Job::<F>::blocks(me.state, [&me.ready, &me.fill, more[0]]).run_single();
+    let s = Job::<F>::blocks(me.state, [&me.ready[..], &me.fill, more[0]]).run_single();
     me.state = Job::<F> {
         state: s,
         segs: [more[1], &[], &[]],

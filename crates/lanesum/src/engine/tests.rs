@@ -291,3 +291,95 @@ fn multi_hashers_on_many_threads() {
         t.join().unwrap();
     }
 }
+
+/// MultiHashers and plain lane streams written round-robin on one thread: the multis hand
+/// shared halves to their streams, fall back to copies behind partial blocks, and change
+/// modes (alone, shared) as idle writers come and go.
+#[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
+fn multi_hashers_interleaved_on_one_thread() {
+    let all: Vec<Algorithm> = [
+        "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake3",
+    ]
+    .iter()
+    .map(|s| s.parse().unwrap())
+    .collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for _ in 0..6 {
+        let engine = Engine::new();
+        let count = rng.random_range(2..10);
+        let msgs: Vec<Vec<u8>> = (0..count)
+            .map(|_| {
+                let max = [400_000, 1_500_000][rng.random_range(0..2)];
+                let n = rng.random_range(0..max);
+                random_bytes(&mut rng, n)
+            })
+            .collect();
+        // Streams that wrote a byte and wait: while there are enough, the multis are
+        // not alone on the engine.
+        let mut idle: Vec<LaneHasher> = Vec::new();
+        enum H {
+            Multi(MultiHasher, Vec<Algorithm>),
+            Lane(Box<LaneHasher>),
+        }
+        let mut hs: Vec<(usize, H, usize)> = (0..count)
+            .map(|i| {
+                let h = if rng.random_bool(0.75) {
+                    let algs: Vec<Algorithm> = all
+                        .iter()
+                        .copied()
+                        .filter(|_| rng.random_bool(0.6))
+                        .collect();
+                    H::Multi(MultiHasher::with_engine(&engine, &algs), algs)
+                } else {
+                    H::Lane(Box::new(engine.hasher(all[rng.random_range(0..all.len())])))
+                };
+                (i, h, 0)
+            })
+            .collect();
+        while !hs.is_empty() {
+            if rng.random_bool(0.02) {
+                for _ in 0..rng.random_range(0..10) {
+                    let mut l = engine.hasher(all[rng.random_range(0..all.len())]);
+                    l.update(b"x");
+                    idle.push(l);
+                }
+            } else if rng.random_bool(0.02) {
+                for l in idle.drain(..rng.random_range(0..=idle.len())) {
+                    let a = l.algorithm();
+                    assert_eq!(l.finalize(), hash(a, b"x"));
+                }
+            }
+            let k = rng.random_range(0..hs.len());
+            let (i, h, pos) = &mut hs[k];
+            let msg = &msgs[*i];
+            let cap = [3, 200, 5000, 40_000, 200_000][rng.random_range(0..5)];
+            let n = rng.random_range(0..=cap).min(msg.len() - *pos);
+            match h {
+                H::Multi(m, _) => {
+                    m.update(&msg[*pos..*pos + n]);
+                }
+                H::Lane(l) => {
+                    l.update(&msg[*pos..*pos + n]);
+                }
+            }
+            *pos += n;
+            if *pos == msg.len() && rng.random_bool(0.3) {
+                let (i, h, _) = hs.swap_remove(k);
+                match h {
+                    H::Multi(m, algs) => {
+                        for (a, d) in algs.iter().zip(m.finalize()) {
+                            assert_eq!(d, hash(*a, &msgs[i]), "{a} multi");
+                        }
+                    }
+                    H::Lane(l) => {
+                        let a = l.algorithm();
+                        assert_eq!(l.finalize(), hash(a, &msgs[i]), "{a} lane");
+                    }
+                }
+            }
+        }
+        drop(idle);
+        assert_eq!(engine.writers(), 0);
+    }
+}
