@@ -285,6 +285,49 @@ mod tests {
         }
     }
 
+    /// Long messages at the same offset in their 4 KiB pages, which the scheduler starts
+    /// a few blocks apart (`Lanes::stagger`): every kernel, one batch of exactly its lanes
+    /// and one with refills, some lanes aliased and some not, ragged lengths.
+    #[test]
+    fn page_aligned_long_messages_start_apart() {
+        const PAGE: usize = 4096;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let stride = 164 * 1024;
+        for alg in FAMILIES {
+            for k in kernels(alg) {
+                let before = crate::schedule::STAGGERED.get();
+                for count in [k.lanes, k.lanes + 3] {
+                    let buf: Vec<u8> = (0..count * stride + 2 * PAGE)
+                        .map(|_| rng.random())
+                        .collect();
+                    let base = buf.as_ptr().align_offset(PAGE);
+                    let msgs: Vec<&[u8]> = (0..count)
+                        .map(|i| {
+                            let skew = if i % 4 == 3 {
+                                64 * rng.random_range(0..64)
+                            } else {
+                                0
+                            };
+                            let len = rng.random_range(130 * 1024..160 * 1024);
+                            &buf[base + i * stride + skew..][..len]
+                        })
+                        .collect();
+                    let got = hash_many_with(alg, k.name, &msgs).unwrap();
+                    for (i, m) in msgs.iter().enumerate() {
+                        assert_eq!(got[i], hash(alg, m), "{alg} {} msg {i} of {count}", k.name);
+                    }
+                }
+                if k.lanes >= 8 {
+                    assert!(
+                        crate::schedule::STAGGERED.get() > before,
+                        "{alg} {}",
+                        k.name
+                    );
+                }
+            }
+        }
+    }
+
     /// The scheduler with wide portable kernels: lane refill, in-lane padding and the
     /// switch to narrower kernels as the queue drains, on any CPU.
     #[test]
