@@ -138,7 +138,7 @@ impl Family for Md5 {
     }
 
     fn single_gbps(_features: Features) -> f32 {
-        est(0.8, 0.9)
+        est(0.8, 0.8, 0.9)
     }
 
     fn lane_kernels(features: Features) -> Vec<LaneKernel<u32>> {

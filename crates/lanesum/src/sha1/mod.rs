@@ -48,7 +48,7 @@ impl Family for Sha1 {
 
     fn single_gbps(features: Features) -> f32 {
         if features.shani {
-            est(2.4, 2.1)
+            est(2.4, 1.93, 2.1)
         } else {
             0.8
         }

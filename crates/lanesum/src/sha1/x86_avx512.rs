@@ -32,8 +32,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::switched("avx512x1", 16, est(8.2, 11.5), run::<1>),
-        LaneKernel::switched("avx512x2", 32, est(7.5, 10.5), run::<2>),
+        LaneKernel::switched("avx512x1", 16, est(8.2, 7.31, 11.5), run::<1>),
+        LaneKernel::switched("avx512x2", 32, est(7.5, 6.5, 10.5), run::<2>),
     ]
 }
 

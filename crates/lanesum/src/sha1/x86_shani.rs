@@ -32,10 +32,10 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("shani-x2", 2, est(3.0, 3.65), run::<2>),
-        LaneKernel::new("shani-x3", 3, est(3.1, 3.96), run::<3>),
-        LaneKernel::new("shani-x4", 4, est(3.2, 4.4), run::<4>),
-        LaneKernel::new("shani-x6", 6, est(3.25, 4.57), run::<6>),
+        LaneKernel::new("shani-x2", 2, est(3.0, 3.25, 3.65), run::<2>),
+        LaneKernel::new("shani-x3", 3, est(3.1, 3.61, 3.96), run::<3>),
+        LaneKernel::new("shani-x4", 4, est(3.2, 3.74, 4.4), run::<4>),
+        LaneKernel::new("shani-x6", 6, est(3.25, 3.86, 4.57), run::<6>),
     ]
 }
 

@@ -131,7 +131,7 @@ impl Family for Sha256 {
 
     fn single_gbps(features: Features) -> f32 {
         if features.shani {
-            est(2.0, 2.05)
+            est(2.0, 1.81, 2.05)
         } else {
             0.35
         }

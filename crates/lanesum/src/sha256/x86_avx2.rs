@@ -23,8 +23,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx2x1", 8, est(1.65, 2.0), run::<1>),
-        LaneKernel::new("avx2x2", 16, est(1.65, 2.15), run::<2>),
+        LaneKernel::new("avx2x1", 8, est(1.65, 1.88, 2.0), run::<1>),
+        LaneKernel::new("avx2x2", 16, est(1.65, 1.94, 2.15), run::<2>),
     ]
 }
 

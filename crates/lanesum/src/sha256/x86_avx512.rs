@@ -33,8 +33,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::switched("avx512x1", 16, est(4.2, 4.76), run::<1>),
-        LaneKernel::switched("avx512x2", 32, est(3.8, 6.2), run::<2>),
+        LaneKernel::switched("avx512x1", 16, est(4.2, 3.59, 4.76), run::<1>),
+        LaneKernel::switched("avx512x2", 32, est(3.8, 3.5, 6.2), run::<2>),
     ]
 }
 

@@ -171,8 +171,8 @@ impl Family for Sha512 {
 
     fn single_gbps(features: Features) -> f32 {
         match (features.avx512, features.avx2) {
-            (true, _) => est(0.9, 1.14),
-            (false, true) => est(0.8, 1.04),
+            (true, _) => est(0.9, 0.84, 1.14),
+            (false, true) => est(0.8, 0.79, 1.04),
             _ => 0.45,
         }
     }

@@ -28,8 +28,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u64>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::new("avx2x1", 4, est(1.25, 1.47), run::<1>),
-        LaneKernel::new("avx2x2", 8, est(1.4, 1.8), run::<2>),
+        LaneKernel::new("avx2x1", 4, est(1.25, 1.43, 1.47), run::<1>),
+        LaneKernel::new("avx2x2", 8, est(1.4, 1.58, 1.8), run::<2>),
     ]
 }
 

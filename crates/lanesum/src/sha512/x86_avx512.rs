@@ -36,8 +36,8 @@ pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u64>> {
         return Vec::new();
     }
     vec![
-        LaneKernel::switched("avx512x1", 8, est(3.4, 4.78), run::<1>),
-        LaneKernel::switched("avx512x2", 16, est(3.2, 5.8), run::<2>),
+        LaneKernel::switched("avx512x1", 8, est(3.4, 2.88, 4.78), run::<1>),
+        LaneKernel::switched("avx512x2", 16, est(3.2, 2.78, 5.8), run::<2>),
     ]
 }
 
