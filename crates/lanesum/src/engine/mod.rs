@@ -158,6 +158,17 @@ impl LaneHasher {
         self
     }
 
+    /// Count as a writer of the engine from now on, as if it had written.
+    pub(crate) fn start_writing(&mut self) {
+        match &mut self.inner {
+            Inner::Md5(s) => s.wrote(0),
+            Inner::Sha1(s) => s.wrote(0),
+            Inner::Sha256(s) => s.wrote(0),
+            Inner::Sha512(s) => s.wrote(0),
+            Inner::Plain(_) => {}
+        }
+    }
+
     /// As `update(half)`, without a copy of `half` where the stream can hash it in place.
     pub(crate) fn update_shared(&mut self, half: &SharedHalf) {
         match &mut self.inner {

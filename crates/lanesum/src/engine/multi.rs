@@ -82,7 +82,14 @@ impl MultiHasher {
             self.each(data, false);
             return self;
         }
-        // Our own streams count as writers once they have written.
+        if self.fed == 0 && self.pending.is_empty() && !data.is_empty() {
+            // Count as writing from the first byte, before any reaches a stream, so that
+            // MultiHashers starting together see each other rather than all gathering
+            // as if alone.
+            for h in &mut self.hashers {
+                h.start_writing();
+            }
+        }
         let alone = self.engine.writers() <= n;
         if alone != self.pending_alone {
             self.flush();

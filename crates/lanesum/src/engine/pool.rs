@@ -438,7 +438,7 @@ impl<F: Family> Stream<F> {
     }
 
     /// Count `len` more bytes, and this stream among the writers.
-    fn wrote(&mut self, len: usize) {
+    pub(crate) fn wrote(&mut self, len: usize) {
         self.total = self.total.wrapping_add(len as u64);
         if !self.writing {
             self.writing = true;
