@@ -799,7 +799,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
     /// mapped or allocated page-aligned, engine halves) a few blocks apart, so that they
     /// stay apart while they run in step. With every lane loading from the same L1 set at
     /// once, MD5 x4 (64 x 1 MiB, page-aligned) ran at 5.8-7.4 GB/s, 10.7 staggered, 11.6
-    /// with the messages 64 bytes apart; SHA-1 x1 (32 lanes) 5.9, 7.2 and 7.2 (Zen 4). A
+    /// with the messages 64 bytes apart; SHA-1 x1 (32 x 1 MiB) 5.9, 7.2 and 7.2 (Zen 4). A
     /// lane is held back by running the first blocks' calls with its state restored after
     /// each, so that costs those lane-blocks and a call per block of delay, once per
     /// batch, and only for long segments.
