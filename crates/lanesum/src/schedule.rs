@@ -808,29 +808,36 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         if self.busy < 8 {
             return;
         }
+        let mut shortest = usize::MAX;
+        for lane in &self.lanes {
+            match lane.phase {
+                Phase::Tail => return,
+                Phase::Body => shortest = shortest.min(lane.cur.len() / F::BLOCK),
+                Phase::Idle => {}
+            }
+        }
         // A lane's L1 set class (64-byte line in a 4 KiB page), as it will be after its
         // delay: each block of delay leaves it `BLOCK / 64` lines behind the others.
         let step = F::BLOCK / 64;
+        let most = (shortest / STAGGER_MIN_RATIO).min(64 / step - 1);
+        if most == 0 {
+            return; // short segments (checked first: most batches are)
+        }
         let mut used = 0u64;
         let mut delay = [0usize; MAX_LANES];
         let mut max = 0;
-        let mut shortest = usize::MAX;
         for (l, lane) in self.lanes.iter().enumerate() {
             if lane.phase != Phase::Body {
-                if lane.phase == Phase::Tail {
-                    return;
-                }
                 continue;
             }
-            shortest = shortest.min(lane.cur.len() / F::BLOCK);
             let class = (lane.cur.as_ptr() as usize >> 6) & 63;
-            let free = (0..64 / step).find(|d| used & (1 << ((class + 64 - d * step) & 63)) == 0);
+            let free = (0..=most).find(|d| used & (1 << ((class + 64 - d * step) & 63)) == 0);
             let d = free.unwrap_or(0);
             used |= 1 << ((class + 64 - d * step) & 63);
             delay[l] = d;
             max = max.max(d);
         }
-        if max == 0 || shortest < max * STAGGER_MIN_RATIO {
+        if max == 0 {
             return;
         }
         #[cfg(test)]
