@@ -793,8 +793,6 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         self.clock += t_end;
     }
 
-    /// One kernel call, up to the clock at which the first lane is due; returns the
-    /// lanes due then (one bit each).
     /// Start the lanes whose data sit at the same offset in their 4 KiB pages (files
     /// mapped or allocated page-aligned, engine halves) a few blocks apart, so that they
     /// stay apart while they run in step. With every lane loading from the same L1 set at
@@ -873,6 +871,8 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         }
     }
 
+    /// One kernel call, up to the clock at which the first lane is due; returns the
+    /// lanes due then (one bit each).
     fn step(&mut self) -> u64 {
         // The pointer array lives on the stack; size it to the kernel so each call
         // initialises only as many entries as it has lanes.

@@ -158,9 +158,10 @@ impl MultiHasher {
     /// Hash the gathered writes.
     fn flush(&mut self) {
         if !self.pending.is_empty() {
-            let pending = std::mem::take(&mut self.pending);
+            // A second handle, not a move: the buffer stays ours (unique again after).
+            let pending = Arc::clone(&self.pending);
             self.each(&pending, self.pending_alone);
-            self.pending = pending;
+            drop(pending);
             Arc::make_mut(&mut self.pending).clear();
         }
     }
