@@ -42,6 +42,7 @@ use cli::Personality;
 
 fn main() {
     mapped::install_sigbus_handler();
+    pipeline::reserve_descriptors();
     let mut args = std::env::args_os();
     let arg0 = args.next().unwrap_or_else(|| OsString::from("lanesum"));
     let rest: Vec<OsString> = args.collect();

@@ -382,6 +382,27 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
     })
 }
 
+/// Make room for a window of open files in the descriptor table now, while the process
+/// has one thread; call before any other thread starts.
+///
+/// Linux grows the table by doubling, and in a multi-threaded process each growth waits
+/// for an RCU grace period: opening the first window of 512 files took 13-16 ms instead
+/// of 1.2 ms, a tenth of hashing 5,000 small files. Taking a descriptor above the window
+/// (then closing it) grows the table once, without that wait; the table never shrinks.
+pub fn reserve_descriptors() {
+    for fd in 0..=2 {
+        // SAFETY: fcntl(F_DUPFD_CLOEXEC) only creates a new descriptor (or fails: `fd` not
+        // open, or the limit on open files below the target), which is closed at once.
+        unsafe {
+            let high = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, (WINDOW + 64) as libc::c_int);
+            if high >= 0 {
+                libc::close(high);
+                return;
+            }
+        }
+    }
+}
+
 /// Open and stat one job. An operand is stat'ed first and opened only if it is a regular
 /// file: opening a FIFO would block, or (without blocking) connect to its writer and lose
 /// what it wrote; anything else is opened when its turn comes. A file the walk found is
