@@ -151,7 +151,10 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         // One spare byte per file: if it fills, the file grew since it was stat'ed.
         let need: usize = run.iter().map(|(_, _, len)| *len as usize + 1).sum();
         if self.arena.len() < need {
-            self.arena.resize(need, 0);
+            // Once, at full size: a fresh `vec![0; n]` is pages the kernel zeroes as they
+            // are first read into, where growing it run by run copied and zero-filled it
+            // (4-21 ms a time over the first windows of 5,000 small files).
+            self.arena = vec![0; need.max(BUDGET)];
         }
         let mut slices: Vec<&mut [u8]> = Vec::with_capacity(run.len());
         let mut rest = &mut self.arena[..need];
