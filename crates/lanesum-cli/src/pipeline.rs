@@ -163,34 +163,40 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             slices.push(a);
             rest = b;
         }
-        let reads: Vec<io::Result<usize>> = run
-            .par_iter()
+        // Each file is closed where it was read, on every core, unless it grew (it is
+        // read again below); closing 5,000 files one after another took ~10 ms.
+        let (names, files): (Vec<OsString>, Vec<File>) =
+            run.into_iter().map(|(name, f, _)| (name, f)).unzip();
+        let reads: Vec<(io::Result<usize>, Option<File>)> = files
+            .into_par_iter()
             .zip(slices.par_iter_mut())
-            .map(|((_, f, _), buf)| read_full(f, buf))
+            .map(|(f, buf)| {
+                let r = read_full(&f, buf);
+                let grew = matches!(r, Ok(n) if n == buf.len());
+                (r, grew.then_some(f))
+            })
             .collect();
-        let mut msgs: Vec<&[u8]> = Vec::with_capacity(run.len());
+        let mut msgs: Vec<&[u8]> = Vec::with_capacity(names.len());
         for (r, buf) in reads.iter().zip(&slices) {
-            if let Ok(n) = r {
-                if *n < buf.len() {
-                    msgs.push(&buf[..*n]);
-                }
+            if let (Ok(n), None) = r {
+                msgs.push(&buf[..*n]);
             }
         }
         let per_alg: Vec<Vec<Digest>> =
             self.algs.iter().map(|&a| hash_many_par(a, &msgs)).collect();
         let mut digests = by_input(&per_alg).into_iter();
-        for ((name, mut f, _), (r, buf)) in run.into_iter().zip(reads.into_iter().zip(&slices)) {
+        for (name, r) in names.into_iter().zip(reads) {
             let res = match r {
-                Err(e) => Err(e),
-                Ok(n) if n < buf.len() => {
+                (Err(e), _) => Err(e),
+                // It grew: hash it again from the start, streamed to its (new) end.
+                (Ok(_), Some(mut f)) => f.rewind().and_then(|()| hash_reader(&mut f, self.algs)),
+                (Ok(n), None) => {
                     let digests = digests.next().expect("a digest per file read");
                     Ok(Hashed {
                         size: n as u64,
                         digests,
                     })
                 }
-                // It grew: hash it again from the start, streamed to its (new) end.
-                Ok(_) => f.rewind().and_then(|()| hash_reader(&mut f, self.algs)),
             };
             self.ready.push_back((name, res));
         }
