@@ -231,6 +231,25 @@ pub(crate) fn run<'a, F: Family>(
     }
 }
 
+/// `items` ordered by block, `at(item) <= t_end`: a counting sort, since the blocks of a
+/// plan are few and its items many (comparison sorts took ~2% of 33 x 16 KiB MD5).
+fn by_block<T: Copy>(items: &[T], t_end: usize, at: impl Fn(&T) -> usize) -> Vec<T> {
+    let mut start = vec![0usize; t_end + 2];
+    for x in items {
+        start[at(x) + 1] += 1;
+    }
+    for t in 1..start.len() {
+        start[t] += start[t - 1];
+    }
+    let mut out = items.to_vec();
+    for x in items {
+        let slot = &mut start[at(x)];
+        out[*slot] = *x;
+        *slot += 1;
+    }
+    out
+}
+
 /// Blocks a lane still has to hash, padding included.
 fn blocks_left<F: Family>(lane: &Lane<'_>) -> usize {
     match lane.phase {
@@ -772,10 +791,9 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             }
         }
         // Into block order for the kernel. (No lane has two data switches at one block,
-        // and the kernel makes a block's saves before its loads whatever their order,
-        // so an unstable sort will do.)
-        states.sort_unstable_by_key(|s| s.at);
-        data.sort_unstable_by_key(|d| d.at);
+        // and the kernel makes a block's saves before its loads whatever their order.)
+        let states = by_block(&states, t_end, |s| s.at as usize);
+        let data = by_block(&data, t_end, |d| d.at);
         let blocks = [&IDLE_DATA[..]; MAX_LANES];
         let sw = Switches {
             states: &states,

@@ -25,12 +25,16 @@ pub(crate) mod avx512 {
     pub(crate) unsafe fn load_sets<const S: usize, const W: usize>(
         p: *const u8,
     ) -> [[__m512i; S]; W] {
-        core::array::from_fn(|w| {
-            core::array::from_fn(|s| {
+        // Loops, not `array::from_fn`: its closure is compiled apart, without AVX-512, so
+        // each load was a call (a balanced-tail plan reloads the state at every switch).
+        let mut v = [[_mm512_setzero_si512(); S]; W];
+        for (w, word) in v.iter_mut().enumerate() {
+            for (s, x) in word.iter_mut().enumerate() {
                 // SAFETY: (w * S + s) * 64 + 64 <= 64 W S, readable by the contract.
-                unsafe { _mm512_loadu_si512(p.add((w * S + s) * 64).cast()) }
-            })
-        })
+                *x = unsafe { _mm512_loadu_si512(p.add((w * S + s) * 64).cast()) };
+            }
+        }
+        v
     }
 
     /// The store matching [`load_sets`].
