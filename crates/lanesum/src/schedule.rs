@@ -669,43 +669,48 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
     /// job laid out on the lanes, each piece turned into state and data switches at its
     /// block boundaries, and all of it run in one kernel call (which a kernel without
     /// switches of its own splits at each boundary). Every lane is idle afterwards.
-    fn run_plan(&mut self, queue: impl Iterator<Item = (usize, Job<'a, F>)>) {
+    fn run_plan(&mut self, queue: impl ExactSizeIterator<Item = (usize, Job<'a, F>)>) {
         let n = self.lanes.len();
         // Each job's id, whole blocks (up to three segments) and padded end; its
         // chaining state is slot `j` of `slots`.
-        let mut jobs: Vec<(usize, [&'a [u8]; 3])> = Vec::new();
-        let mut pads: Vec<([u8; 2 * MAX_BLOCK], usize)> = Vec::new();
-        let mut slots: Vec<F::Word> = Vec::new();
-        // A job's padded end, if it has one.
-        let padded = |fin: Option<(&[u8], u64)>| {
-            let mut pad = ([0; 2 * MAX_BLOCK], 0);
+        let njobs = self.busy + queue.len();
+        let mut jobs: Vec<(usize, [&'a [u8]; 3])> = Vec::with_capacity(njobs);
+        let mut pads: Vec<([u8; 2 * MAX_BLOCK], usize)> = Vec::with_capacity(njobs);
+        let mut slots: Vec<F::Word> = Vec::with_capacity(njobs * F::WORDS);
+        // A job's padded end, if it has one, written in place (not moved: 264 bytes a job).
+        let pad_next = |pads: &mut Vec<([u8; 2 * MAX_BLOCK], usize)>, fin: Option<(&[u8], u64)>| {
+            pads.push(([0; 2 * MAX_BLOCK], 0));
+            let pad = pads.last_mut().expect("just pushed");
             if let Some((tail, total)) = fin {
                 pad.1 = pad_final::<F>(tail, total, &mut pad.0);
             }
-            pad
         };
         for l in 0..n {
             let lane = self.lanes[l];
-            let (segs, pad) = match lane.phase {
+            let segs = match lane.phase {
                 Phase::Idle => continue,
-                Phase::Body => ([lane.cur, lane.next[0], lane.next[1]], padded(lane.fin)),
+                Phase::Body => {
+                    pad_next(&mut pads, lane.fin);
+                    [lane.cur, lane.next[0], lane.next[1]]
+                }
                 Phase::Tail => {
                     // Already padded in the lane's tail buffer.
                     let rest = &self.tails[l][lane.pos..lane.end];
-                    let mut pad = ([0; 2 * MAX_BLOCK], rest.len());
+                    pad_next(&mut pads, None);
+                    let pad = pads.last_mut().expect("just pushed");
                     pad.0[..rest.len()].copy_from_slice(rest);
-                    ([&[][..]; 3], pad)
+                    pad.1 = rest.len();
+                    [&[][..]; 3]
                 }
             };
             slots.extend_from_slice(self.lane_state(l).as_ref());
             jobs.push((lane.id, segs));
-            pads.push(pad);
             self.set_idle(l);
         }
         for (id, job) in queue {
             slots.extend_from_slice(job.state.as_ref());
             jobs.push((id, job.segs));
-            pads.push(padded(job.fin));
+            pad_next(&mut pads, job.fin);
         }
         // Each job's blocks as up to four sources, in order.
         let parts: Vec<[&[u8]; 4]> = jobs
