@@ -34,6 +34,11 @@ use crate::mapped;
 /// Jobs opened at once: enough files to fill every lane of both cores many times over,
 /// few enough descriptors for any `ulimit -n`.
 const WINDOW: usize = 512;
+/// Fewer jobs than this are opened, and fewer bytes than this of small files read, on
+/// the calling thread: starting the thread pool costs more (~0.3 ms of a 1.9 ms run
+/// hashing one small file).
+const PAR_MIN_JOBS: usize = 16;
+const PAR_MIN_BYTES: usize = 1 << 20;
 /// Regular files up to this size are read whole into the arena and hashed in lanes.
 const SMALL_MAX: u64 = 1 << 20;
 /// Arena size: the bytes of small files read before they are hashed.
@@ -100,11 +105,13 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                 break;
             }
         }
-        let mut items: VecDeque<(OsString, Opened)> = window
-            .into_par_iter()
-            .map(|j| (j.name, open(j.input, j.found_regular)))
-            .collect::<Vec<_>>()
-            .into();
+        let open_job = |j: Job| (j.name, open(j.input, j.found_regular));
+        let items: Vec<(OsString, Opened)> = if window.len() < PAR_MIN_JOBS {
+            window.into_iter().map(open_job).collect()
+        } else {
+            window.into_par_iter().map(open_job).collect()
+        };
+        let mut items = VecDeque::from(items);
         while let Some((name, item)) = items.pop_front() {
             match item {
                 Opened::Failed(e) => self.ready.push_back((name, Err(e))),
@@ -167,15 +174,20 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         // read again below); closing 5,000 files one after another took ~10 ms.
         let (names, files): (Vec<OsString>, Vec<File>) =
             run.into_iter().map(|(name, f, _)| (name, f)).unzip();
-        let reads: Vec<(io::Result<usize>, Option<File>)> = files
-            .into_par_iter()
-            .zip(slices.par_iter_mut())
-            .map(|(f, buf)| {
-                let r = read_full(&f, buf);
-                let grew = matches!(r, Ok(n) if n == buf.len());
-                (r, grew.then_some(f))
-            })
-            .collect();
+        let read = |(f, buf): (File, &mut &mut [u8])| {
+            let r = read_full(&f, buf);
+            let grew = matches!(r, Ok(n) if n == buf.len());
+            (r, grew.then_some(f))
+        };
+        let reads: Vec<(io::Result<usize>, Option<File>)> = if need < PAR_MIN_BYTES {
+            files.into_iter().zip(slices.iter_mut()).map(read).collect()
+        } else {
+            files
+                .into_par_iter()
+                .zip(slices.par_iter_mut())
+                .map(read)
+                .collect()
+        };
         let mut msgs: Vec<&[u8]> = Vec::with_capacity(names.len());
         for (r, buf) in reads.iter().zip(&slices) {
             if let (Ok(n), None) = r {

@@ -33,9 +33,13 @@ pub fn hash_many(alg: Algorithm, msgs: &[&[u8]]) -> Vec<Digest> {
 /// Like [`hash_many`], spreading the messages over all rayon threads.
 pub fn hash_many_par(alg: Algorithm, msgs: &[&[u8]]) -> Vec<Digest> {
     use rayon::prelude::*;
-    let threads = rayon::current_num_threads();
+    // Small batches never touch the thread pool (its first use starts its threads).
     let total: usize = msgs.iter().map(|m| m.len()).sum();
-    if threads <= 1 || msgs.len() < 2 || total < 1 << 20 {
+    if msgs.len() < 2 || total < 1 << 20 {
+        return hash_many(alg, msgs);
+    }
+    let threads = rayon::current_num_threads();
+    if threads <= 1 {
         return hash_many(alg, msgs);
     }
     // Longest first, dealt round-robin: each group gets a similar byte count and a
