@@ -39,6 +39,8 @@ const WINDOW: usize = 512;
 /// hashing one small file).
 const PAR_MIN_JOBS: usize = 16;
 const PAR_MIN_BYTES: usize = 1 << 20;
+/// Outputs held back while big files gather for a group (each a name and digests).
+const MAX_HELD: usize = 64 * WINDOW;
 /// Regular files up to this size are read whole into the arena and hashed in lanes.
 const SMALL_MAX: u64 = 1 << 20;
 /// Arena size: the bytes of small files read before they are hashed.
@@ -69,16 +71,18 @@ enum Opened {
     Stream(Input),
 }
 
-impl Opened {
-    fn is_big(&self) -> bool {
-        matches!(self, Opened::Big(_))
-    }
-}
-
 pub struct Pipeline<'a, I> {
     jobs: I,
     algs: &'a [Algorithm],
-    ready: VecDeque<Output>,
+    /// Every opened job's output in order, `None` until it is hashed. A big file waits in
+    /// `bigs` for companions, and the outputs after it wait with it.
+    ready: VecDeque<(OsString, Option<io::Result<Hashed>>)>,
+    /// Outputs taken from `ready` so far: `ready[0]` is output number `taken`.
+    taken: usize,
+    /// Big files waiting to be hashed side by side: (output number, file).
+    bigs: Vec<(usize, File)>,
+    /// `jobs` is exhausted.
+    done: bool,
     arena: Vec<u8>,
     group_bufs: Vec<Vec<u8>>,
 }
@@ -89,12 +93,21 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             jobs,
             algs,
             ready: VecDeque::new(),
+            taken: 0,
+            bigs: Vec::new(),
+            done: false,
             arena: Vec::new(),
             group_bufs: Vec::new(),
         }
     }
 
-    /// Hash the next window of jobs into `ready`.
+    /// Output number `at` is `r`.
+    fn set(&mut self, at: usize, r: io::Result<Hashed>) {
+        self.ready[at - self.taken].1 = Some(r);
+    }
+
+    /// Open the next window of jobs and hash them into `ready`, except big files, which
+    /// join `bigs` (hashed once [`GROUP`] are there, or when an output needs them).
     fn fill(&mut self) {
         let mut window = Vec::new();
         for job in self.jobs.by_ref() {
@@ -105,56 +118,75 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                 break;
             }
         }
+        if window.is_empty() {
+            self.done = true;
+            return;
+        }
         let open_job = |j: Job| (j.name, open(j.input, j.found_regular));
         let items: Vec<(OsString, Opened)> = if window.len() < PAR_MIN_JOBS {
             window.into_iter().map(open_job).collect()
         } else {
             window.into_par_iter().map(open_job).collect()
         };
-        let mut items = VecDeque::from(items);
-        while let Some((name, item)) = items.pop_front() {
+        let in_lanes = self.algs.iter().any(|a| a.streams_in_lanes());
+        // Small files, up to `BUDGET` bytes: (output number, file, size).
+        let mut run: Vec<(usize, File, u64)> = Vec::new();
+        let mut bytes = 0;
+        for (name, item) in items {
+            let at = self.taken + self.ready.len();
+            self.ready.push_back((name, None));
             match item {
-                Opened::Failed(e) => self.ready.push_back((name, Err(e))),
-                Opened::Stream(input) => {
-                    let r = hash_streamed(&input, self.algs);
-                    self.ready.push_back((name, r));
-                }
+                Opened::Failed(e) => self.set(at, Err(e)),
                 Opened::Small(f, len) => {
-                    let mut run = vec![(name, f, len)];
-                    let mut bytes = len as usize + 1;
-                    while let Some((_, Opened::Small(_, len))) = items.front() {
-                        if bytes + *len as usize + 1 > BUDGET {
-                            break;
-                        }
-                        bytes += *len as usize + 1;
-                        let Some((name, Opened::Small(f, len))) = items.pop_front() else {
-                            unreachable!("front is small")
-                        };
-                        run.push((name, f, len));
+                    if bytes + len as usize + 1 > BUDGET {
+                        self.small_run(std::mem::take(&mut run));
+                        bytes = 0;
                     }
-                    self.small_run(run);
+                    bytes += len as usize + 1;
+                    run.push((at, f, len));
+                }
+                Opened::Big(f) if in_lanes => {
+                    self.bigs.push((at, f));
+                    if self.bigs.len() >= GROUP {
+                        self.run_bigs();
+                    }
                 }
                 Opened::Big(f) => {
-                    let mut run = vec![(name, f)];
-                    let group = if self.algs.iter().any(|a| a.streams_in_lanes()) {
-                        GROUP
-                    } else {
-                        1
-                    };
-                    while run.len() < group && items.front().is_some_and(|(_, o)| o.is_big()) {
-                        let Some((name, Opened::Big(f))) = items.pop_front() else {
-                            unreachable!("front is big")
-                        };
-                        run.push((name, f));
-                    }
-                    self.big_run(run);
+                    let r = hash_lone(f, self.algs);
+                    self.set(at, r);
+                }
+                Opened::Stream(input) => {
+                    // Everything before it first: it may block (a FIFO, a terminal).
+                    self.small_run(std::mem::take(&mut run));
+                    bytes = 0;
+                    self.run_bigs();
+                    let r = hash_streamed(&input, self.algs);
+                    self.set(at, r);
                 }
             }
+        }
+        self.small_run(run);
+    }
+
+    /// Hash the waiting big files: side by side in lanes, or a lone one on its own.
+    fn run_bigs(&mut self) {
+        let (at, files): (Vec<usize>, Vec<File>) =
+            std::mem::take(&mut self.bigs).into_iter().unzip();
+        let results = match <[File; 1]>::try_from(files) {
+            Ok([f]) => vec![hash_lone(f, self.algs)],
+            Err(files) if files.is_empty() => return,
+            Err(files) => self.big_run(files),
+        };
+        for (at, r) in at.into_iter().zip(results) {
+            self.set(at, r);
         }
     }
 
     /// Read small files into the arena in parallel, then hash them all in lanes.
-    fn small_run(&mut self, run: Vec<(OsString, File, u64)>) {
+    fn small_run(&mut self, run: Vec<(usize, File, u64)>) {
+        if run.is_empty() {
+            return;
+        }
         // One spare byte per file: if it fills, the file grew since it was stat'ed.
         let need: usize = run.iter().map(|(_, _, len)| *len as usize + 1).sum();
         if self.arena.len() < need {
@@ -172,8 +204,8 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         }
         // Each file is closed where it was read, on every core, unless it grew (it is
         // read again below); closing 5,000 files one after another took ~10 ms.
-        let (names, files): (Vec<OsString>, Vec<File>) =
-            run.into_iter().map(|(name, f, _)| (name, f)).unzip();
+        let (ats, files): (Vec<usize>, Vec<File>) =
+            run.into_iter().map(|(at, f, _)| (at, f)).unzip();
         let read = |(f, buf): (File, &mut &mut [u8])| {
             let r = read_full(&f, buf);
             let grew = matches!(r, Ok(n) if n == buf.len());
@@ -188,7 +220,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                 .map(read)
                 .collect()
         };
-        let mut msgs: Vec<&[u8]> = Vec::with_capacity(names.len());
+        let mut msgs: Vec<&[u8]> = Vec::with_capacity(ats.len());
         for (r, buf) in reads.iter().zip(&slices) {
             if let (Ok(n), None) = r {
                 msgs.push(&buf[..*n]);
@@ -197,7 +229,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         let per_alg: Vec<Vec<Digest>> =
             self.algs.iter().map(|&a| hash_many_par(a, &msgs)).collect();
         let mut digests = by_input(&per_alg).into_iter();
-        for (name, r) in names.into_iter().zip(reads) {
+        for (at, r) in ats.into_iter().zip(reads) {
             let res = match r {
                 (Err(e), _) => Err(e),
                 // It grew: hash it again from the start, streamed to its (new) end.
@@ -210,18 +242,13 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                     })
                 }
             };
-            self.ready.push_back((name, res));
+            self.set(at, res);
         }
     }
 
-    /// Stream big files side by side so their blocks share the lanes.
-    fn big_run(&mut self, run: Vec<(OsString, File)>) {
-        if run.len() == 1 {
-            let (name, f) = run.into_iter().next().expect("one file");
-            let r = hash_lone(f, self.algs);
-            self.ready.push_back((name, r));
-            return;
-        }
+    /// Stream big files side by side so their blocks share the lanes; their results in
+    /// the order given.
+    fn big_run(&mut self, files: Vec<File>) -> Vec<io::Result<Hashed>> {
         struct Stream<'b> {
             file: File,
             /// Size when stat'ed: mapped up to there, read beyond (a file that grew).
@@ -235,14 +262,30 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             map: Option<mapped::Guarded>,
             len: usize,
         }
-        while self.group_bufs.len() < run.len() {
+        while self.group_bufs.len() < files.len() {
             self.group_bufs.push(vec![0; GROUP_CHUNK]);
         }
         let may_map = std::env::var_os("LANESUM_NO_MMAP").is_none();
-        let (names, files): (Vec<OsString>, Vec<File>) = run.into_iter().unzip();
         // Each core hashes its share of the streams side by side in lanes, one window of
-        // each at a time, read in place.
-        let per_core = files.len().div_ceil(rayon::current_num_threads().max(1));
+        // each at a time, read in place. Largest first, dealt to the cores in turn: the
+        // shares get similar byte counts, and files of similar sizes run side by side, so
+        // their lanes empty together rather than leave one file running alone.
+        let cores = rayon::current_num_threads().max(1);
+        let sized: Vec<(u64, File)> = files
+            .into_iter()
+            .map(|f| (f.metadata().map_or(0, |m| m.len()), f))
+            .collect();
+        let mut by_size: Vec<usize> = (0..sized.len()).collect();
+        by_size.sort_by_key(|&i| std::cmp::Reverse(sized[i].0));
+        let order: Vec<usize> = (0..cores)
+            .flat_map(|c| by_size.iter().skip(c).step_by(cores).copied())
+            .collect();
+        let mut sized: Vec<Option<(u64, File)>> = sized.into_iter().map(Some).collect();
+        let files: Vec<(u64, File)> = order
+            .iter()
+            .map(|&i| sized[i].take().expect("each file once"))
+            .collect();
+        let per_core = files.len().div_ceil(cores);
         let mut batches: Vec<Vec<StreamBatch>> = (0..files.len())
             .step_by(per_core)
             .map(|first| {
@@ -253,8 +296,8 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         let mut streams: Vec<Stream> = files
             .into_iter()
             .zip(self.group_bufs.iter_mut())
-            .map(|(file, buf)| Stream {
-                stat_len: file.metadata().map_or(0, |m| m.len()),
+            .map(|((stat_len, file), buf)| Stream {
+                stat_len,
                 file,
                 size: 0,
                 ended: false,
@@ -318,17 +361,20 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             let per_alg: Vec<Vec<Digest>> = algs.into_iter().map(StreamBatch::finalize).collect();
             by_input(&per_alg)
         });
-        for (name, s) in names.into_iter().zip(streams) {
+        let mut out: Vec<Option<io::Result<Hashed>>> = (0..order.len()).map(|_| None).collect();
+        for (&i, s) in order.iter().zip(streams) {
             let d = digests.next().unwrap_or_default();
-            let r = match s.failed {
+            out[i] = Some(match s.failed {
                 Some(e) => Err(e),
                 None => Ok(Hashed {
                     size: s.size,
                     digests: d,
                 }),
-            };
-            self.ready.push_back((name, r));
+            });
         }
+        out.into_iter()
+            .map(|r| r.expect("a result per file"))
+            .collect()
     }
 }
 
@@ -336,10 +382,29 @@ impl<I: Iterator<Item = Job>> Iterator for Pipeline<'_, I> {
     type Item = Output;
 
     fn next(&mut self) -> Option<Output> {
-        if self.ready.is_empty() {
-            self.fill();
+        loop {
+            match self.ready.front() {
+                Some((_, Some(_))) => {
+                    let (name, r) = self.ready.pop_front()?;
+                    self.taken += 1;
+                    return r.map(|r| (name, r));
+                }
+                // A big file waits for companions: open more jobs, up to a group or a
+                // bound on the outputs held back.
+                Some((_, None))
+                    if !self.done && self.bigs.len() < GROUP && self.ready.len() < MAX_HELD =>
+                {
+                    self.fill()
+                }
+                Some((_, None)) => {
+                    // Only big files leave `fill` unhashed.
+                    assert!(!self.bigs.is_empty(), "a held output without a big file");
+                    self.run_bigs()
+                }
+                None if self.done => return None,
+                None => self.fill(),
+            }
         }
-        self.ready.pop_front()
     }
 }
 
@@ -553,15 +618,70 @@ mod tests {
         File::create(&p).unwrap().write_all(&d).unwrap();
         let algs = [Algorithm::Md5, Algorithm::Sha256];
         let mut pipe = Pipeline::new(std::iter::empty(), &algs);
+        for name in ["grew", "shrank"] {
+            pipe.ready.push_back((name.into(), None));
+        }
         // Stat'ed at 10 bytes (it grew since) and at 5000 (it shrank since).
         pipe.small_run(vec![
-            ("grew".into(), File::open(&p).unwrap(), 10),
-            ("shrank".into(), File::open(&p).unwrap(), 5000),
+            (0, File::open(&p).unwrap(), 10),
+            (1, File::open(&p).unwrap(), 5000),
         ]);
         for (name, r) in pipe.ready.drain(..) {
-            let h = r.unwrap();
+            let h = r.expect("hashed").unwrap();
             assert_eq!(h.size, 1000, "{name:?}");
             assert_eq!(h.digests[1], lanesum::hash(Algorithm::Sha256, &d));
+        }
+    }
+
+    /// Big files scattered among small ones wait for companions across windows, more
+    /// than a group of them, and every output still comes in its place.
+    #[test]
+    fn scattered_big_files_grouped_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut inputs = Vec::new();
+        let mut want: Vec<Option<Vec<u8>>> = Vec::new();
+        for i in 0..(2 * WINDOW + 50) {
+            let p = dir.path().join(format!("f{i}"));
+            if i == WINDOW + 7 {
+                inputs.push(Input::Path(p.into()));
+                want.push(None); // missing
+                continue;
+            }
+            let n = if i % 15 == 4 {
+                SMALL_MAX as usize + 1 + i * 97
+            } else {
+                i * 5
+            };
+            let d = data(n, i);
+            File::create(&p).unwrap().write_all(&d).unwrap();
+            inputs.push(Input::Path(p.into()));
+            want.push(Some(d));
+        }
+        assert!(
+            want.iter()
+                .flatten()
+                .filter(|d| d.len() as u64 > SMALL_MAX)
+                .count()
+                > GROUP
+        );
+        for algs in [
+            &[Algorithm::Md5][..],
+            &[Algorithm::Sha1, Algorithm::Blake3(32)][..],
+        ] {
+            let out: Vec<_> = hash_inputs(&inputs, algs).collect();
+            assert_eq!(out.len(), want.len());
+            for (i, (o, w)) in out.iter().zip(&want).enumerate() {
+                match w {
+                    None => assert!(o.is_err(), "{i}"),
+                    Some(d) => {
+                        let h = o.as_ref().unwrap();
+                        assert_eq!(h.size, d.len() as u64, "{i}");
+                        for (got, &a) in h.digests.iter().zip(algs) {
+                            assert_eq!(*got, lanesum::hash(a, d), "{a:?} of input {i}");
+                        }
+                    }
+                }
+            }
         }
     }
 
