@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Maps registered at once (twice `pipeline::GROUP`, so a group never runs out);
 /// more concurrent big files are read instead.
-const SLOTS: usize = 128;
+const SLOTS: usize = 256;
 static USED: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
 static START: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static LEN: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];

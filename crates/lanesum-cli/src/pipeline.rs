@@ -4,11 +4,12 @@
 //! parallel, then handled in order:
 //! * runs of small regular files are read (in parallel, into one reused arena of at most
 //!   [`BUDGET`] bytes) and hashed together with `hash_many_par`, many files per lane set;
-//! * runs of big regular files are streamed side by side, up to [`GROUP`] at once, a
-//!   [`GROUP_MAP`] window of each at a time mapped (see `mapped`), else a [`GROUP_CHUNK`]
-//!   one read: each core hashes its share's windows in one lane pass
-//!   (`lanesum::StreamBatch`, read in place), as `hash_many` would whole files, in bounded
-//!   memory;
+//! * big regular files wait, across windows, until [`GATHER`] are there (or an output
+//!   needs them; the outputs after them wait too, in order), then are streamed side by
+//!   side, up to [`GROUP`] at once, a [`GROUP_MAP`] window of each at a time mapped (see
+//!   `mapped`), else a [`GROUP_CHUNK`] one read: each core hashes its share's windows in
+//!   one lane pass (`lanesum::StreamBatch`, read in place), and a file that ends gives
+//!   its stream to the next, as `hash_many` would whole files, in bounded memory;
 //! * a lone big file, standard input, FIFOs and devices are streamed on their own, where
 //!   BLAKE3 (and several algorithms) still use every core.
 //!
@@ -46,16 +47,24 @@ const SMALL_MAX: u64 = 1 << 20;
 /// Arena size: the bytes of small files read before they are hashed.
 const BUDGET: usize = 64 << 20;
 /// Big files streamed side by side: enough streams to fill the widest kernel of each
-/// core (MD5 runs 64 lanes per core on Zen 5). Measured on 64 files of 16 MiB: on a
-/// Xeon 16 streams 0.27 s, 32 or 64 streams 0.20 s; on Zen 5 (MD5) 32 streams 0.11 s,
-/// 64 streams 0.065 s, 128 no better, and half-size windows slower.
-const GROUP: usize = 64;
+/// core (MD5 runs 64 lanes per core). Measured on 64 files of 16 MiB: on a Xeon 16
+/// streams 0.27 s, 32 or 64 streams 0.20 s; on Zen 5 (MD5) 32 streams 0.11 s, 64 streams
+/// 0.065 s. With files of many sizes more streams keep more lanes busy: `-r /usr` (381
+/// files over 1 MiB, 3.9 GB, among 130k), MD5 on Zen 4, 2.21-2.33 s with 64 streams (and
+/// 4 MiB windows), 2.06-2.16 s with 128 (and 2 MiB windows, the same mapped bytes).
+/// In tests, few enough that a test's big files make several groups.
+const GROUP: usize = if cfg!(test) { 16 } else { 128 };
+/// Big files gathered before they are hashed: more than [`GROUP`], so that the small
+/// ones take over the streams the large ones leave (`-r /usr` as above: 2.37-2.73 s
+/// gathering 64 for 64 streams, 2.21-2.33 s gathering 128 for 64).
+const GATHER: usize = 2 * GROUP;
 /// Bytes read from each big file per round (`GROUP * GROUP_CHUNK` of buffers).
-const GROUP_CHUNK: usize = 1 << 20;
-/// Bytes mapped from each big file per round: larger than a read window because each
-/// map and unmap costs page-table work and a TLB flush on every core (64 x 16 MiB on Zen 5:
-/// SHA-256 0.135 -> 0.129 s, MD5 0.076 -> 0.069 s from 1 to 4 MiB; 8 MiB adds little).
-const GROUP_MAP: usize = 4 << 20;
+const GROUP_CHUNK: usize = 512 << 10;
+/// Bytes mapped from each big file per round: each map and unmap costs page-table work
+/// and a TLB flush on every core, so larger than a read window (64 x 16 MiB on Zen 5:
+/// SHA-256 0.135 -> 0.129 s, MD5 0.076 -> 0.069 s from 1 to 4 MiB; on Zen 4, 2 and 4 MiB
+/// alike), but `GROUP * GROUP_MAP` is what is mapped at once.
+const GROUP_MAP: usize = 2 << 20;
 
 type Output = (OsString, io::Result<Hashed>);
 
@@ -107,7 +116,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
     }
 
     /// Open the next window of jobs and hash them into `ready`, except big files, which
-    /// join `bigs` (hashed once [`GROUP`] are there, or when an output needs them).
+    /// join `bigs` (hashed once [`GATHER`] are there, or when an output needs them).
     fn fill(&mut self) {
         let mut window = Vec::new();
         for job in self.jobs.by_ref() {
@@ -147,7 +156,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                 }
                 Opened::Big(f) if in_lanes => {
                     self.bigs.push((at, f));
-                    if self.bigs.len() >= GROUP {
+                    if self.bigs.len() >= GATHER {
                         self.run_bigs();
                     }
                 }
@@ -248,129 +257,146 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
 
     /// Stream big files side by side so their blocks share the lanes; their results in
     /// the order given.
+    ///
+    /// Each core keeps up to its share of [`GROUP`] files going in one [`StreamBatch`]
+    /// per algorithm, a window of each at a time, read in place; a file that ends gives
+    /// its stream to the next of that core's files. Largest first, dealt to the cores in
+    /// turn: the shares get similar byte counts, and the small files fill the lanes the
+    /// large ones leave, rather than one file running alone for long.
     fn big_run(&mut self, files: Vec<File>) -> Vec<io::Result<Hashed>> {
-        struct Stream<'b> {
+        struct Stream {
+            /// The file's place in `files`.
+            idx: usize,
             file: File,
             /// Size when stat'ed: mapped up to there, read beyond (a file that grew).
             stat_len: u64,
             size: u64,
-            /// At end of file; its digests come when the whole group is finished.
+            /// At end of file: its digests are taken and its stream restarted.
             ended: bool,
             /// A read error, or a mapped window that was truncated.
             failed: Option<io::Error>,
-            buf: &'b mut Vec<u8>,
             map: Option<mapped::Guarded>,
             len: usize,
         }
-        while self.group_bufs.len() < files.len() {
+        let may_map = std::env::var_os("LANESUM_NO_MMAP").is_none();
+        let cores = rayon::current_num_threads().max(1);
+        let mut by_size: Vec<(usize, u64, File)> = files
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| (i, f.metadata().map_or(0, |m| m.len()), f))
+            .collect();
+        let count = by_size.len();
+        by_size.sort_by_key(|&(_, len, _)| std::cmp::Reverse(len));
+        let mut queues: Vec<VecDeque<(usize, u64, File)>> =
+            (0..cores).map(|_| VecDeque::new()).collect();
+        for (k, f) in by_size.into_iter().enumerate() {
+            queues[k % cores].push_back(f);
+        }
+        let per_core = queues[0].len().min(GROUP.div_ceil(cores));
+        let slots = per_core * cores;
+        while self.group_bufs.len() < slots {
             self.group_bufs.push(vec![0; GROUP_CHUNK]);
         }
-        let may_map = std::env::var_os("LANESUM_NO_MMAP").is_none();
-        // Each core hashes its share of the streams side by side in lanes, one window of
-        // each at a time, read in place. Largest first, dealt to the cores in turn: the
-        // shares get similar byte counts, and files of similar sizes run side by side, so
-        // their lanes empty together rather than leave one file running alone.
-        let cores = rayon::current_num_threads().max(1);
-        let sized: Vec<(u64, File)> = files
-            .into_iter()
-            .map(|f| (f.metadata().map_or(0, |m| m.len()), f))
-            .collect();
-        let mut by_size: Vec<usize> = (0..sized.len()).collect();
-        by_size.sort_by_key(|&i| std::cmp::Reverse(sized[i].0));
-        let order: Vec<usize> = (0..cores)
-            .flat_map(|c| by_size.iter().skip(c).step_by(cores).copied())
-            .collect();
-        let mut sized: Vec<Option<(u64, File)>> = sized.into_iter().map(Some).collect();
-        let files: Vec<(u64, File)> = order
-            .iter()
-            .map(|&i| sized[i].take().expect("each file once"))
-            .collect();
-        let per_core = files.len().div_ceil(cores);
-        let mut batches: Vec<Vec<StreamBatch>> = (0..files.len())
-            .step_by(per_core)
-            .map(|first| {
-                let n = per_core.min(files.len() - first);
-                self.algs.iter().map(|&a| StreamBatch::new(a, n)).collect()
+        let mut batches: Vec<Vec<StreamBatch>> = (0..cores)
+            .map(|_| {
+                self.algs
+                    .iter()
+                    .map(|&a| StreamBatch::new(a, per_core))
+                    .collect()
             })
             .collect();
-        let mut streams: Vec<Stream> = files
-            .into_iter()
-            .zip(self.group_bufs.iter_mut())
-            .map(|((stat_len, file), buf)| Stream {
-                stat_len,
-                file,
-                size: 0,
-                ended: false,
-                failed: None,
-                buf,
-                map: None,
-                len: 0,
-            })
-            .collect();
-        while streams.iter().any(|s| !s.ended && s.failed.is_none()) {
+        let mut streams: Vec<Option<Stream>> = (0..slots).map(|_| None).collect();
+        let mut out: Vec<Option<io::Result<Hashed>>> = (0..count).map(|_| None).collect();
+        loop {
+            // Idle streams take their core's next file.
+            for (share, queue) in streams.chunks_mut(per_core).zip(&mut queues) {
+                for s in share.iter_mut().filter(|s| s.is_none()) {
+                    let Some((idx, stat_len, file)) = queue.pop_front() else {
+                        break;
+                    };
+                    *s = Some(Stream {
+                        idx,
+                        file,
+                        stat_len,
+                        size: 0,
+                        ended: false,
+                        failed: None,
+                        map: None,
+                        len: 0,
+                    });
+                }
+            }
+            if streams.iter().all(Option::is_none) {
+                break;
+            }
             // Map the next window of each file (no copy: a third of the time for MD5), or
             // read it: past the stat'ed size, or when a map is refused.
-            streams.par_iter_mut().for_each(|s| {
-                s.len = 0;
-                if s.ended || s.failed.is_some() {
-                    return;
-                }
-                if may_map && s.size < s.stat_len {
-                    let n = (s.stat_len - s.size).min(GROUP_MAP as u64) as usize;
-                    s.map = mapped::map(&s.file, s.size, n);
-                    if s.map.is_some() {
-                        s.len = n;
-                        return;
+            streams
+                .par_iter_mut()
+                .zip(self.group_bufs.par_iter_mut())
+                .for_each(|(s, buf)| {
+                    let Some(s) = s else { return };
+                    s.len = 0;
+                    if may_map && s.size < s.stat_len {
+                        let n = (s.stat_len - s.size).min(GROUP_MAP as u64) as usize;
+                        s.map = mapped::map(&s.file, s.size, n);
+                        if s.map.is_some() {
+                            s.len = n;
+                            return;
+                        }
                     }
-                }
-                match read_full_at(&s.file, &mut s.buf[..], s.size) {
-                    Ok(n) => s.len = n,
-                    Err(e) => s.failed = Some(e),
-                }
-            });
+                    match read_full_at(&s.file, &mut buf[..], s.size) {
+                        Ok(n) => s.len = n,
+                        Err(e) => s.failed = Some(e),
+                    }
+                });
+            let bufs = &self.group_bufs;
             streams
                 .par_chunks_mut(per_core)
+                .zip(bufs.par_chunks(per_core))
                 .zip(batches.par_iter_mut())
-                .for_each(|(share, algs)| {
+                .for_each(|((share, bufs), algs)| {
                     let chunks: Vec<&[u8]> = share
                         .iter()
-                        .map(|s| match &s.map {
-                            Some(m) => &m[..s.len],
-                            None => &s.buf[..s.len],
+                        .zip(bufs)
+                        .map(|(s, buf)| match s {
+                            Some(Stream {
+                                map: Some(m), len, ..
+                            }) => &m[..*len],
+                            Some(s) => &buf[..s.len],
+                            None => &[][..],
                         })
                         .collect();
                     for b in algs.iter_mut() {
                         b.update(&chunks);
                     }
                 });
-            for s in &mut streams {
-                if s.ended || s.failed.is_some() {
-                    continue;
-                }
+            for (i, slot) in streams.iter_mut().enumerate() {
+                let Some(s) = slot else { continue };
                 s.size += s.len as u64;
                 if let Some(map) = s.map.take() {
                     if map.truncated() {
                         s.failed = Some(io::Error::other("file shrank while it was read"));
                     }
-                } else if s.len < GROUP_CHUNK {
+                } else if s.failed.is_none() && s.len < GROUP_CHUNK {
                     s.ended = true;
                 }
+                if !s.ended && s.failed.is_none() {
+                    continue;
+                }
+                let digests: Vec<Digest> = batches[i / per_core]
+                    .iter_mut()
+                    .map(|b| b.restart(i % per_core))
+                    .collect();
+                let s = slot.take().expect("a stream");
+                out[s.idx] = Some(match s.failed {
+                    Some(e) => Err(e),
+                    None => Ok(Hashed {
+                        size: s.size,
+                        digests,
+                    }),
+                });
             }
-        }
-        let mut digests = batches.into_iter().flat_map(|algs| {
-            let per_alg: Vec<Vec<Digest>> = algs.into_iter().map(StreamBatch::finalize).collect();
-            by_input(&per_alg)
-        });
-        let mut out: Vec<Option<io::Result<Hashed>>> = (0..order.len()).map(|_| None).collect();
-        for (&i, s) in order.iter().zip(streams) {
-            let d = digests.next().unwrap_or_default();
-            out[i] = Some(match s.failed {
-                Some(e) => Err(e),
-                None => Ok(Hashed {
-                    size: s.size,
-                    digests: d,
-                }),
-            });
         }
         out.into_iter()
             .map(|r| r.expect("a result per file"))
@@ -392,7 +418,7 @@ impl<I: Iterator<Item = Job>> Iterator for Pipeline<'_, I> {
                 // A big file waits for companions: open more jobs, up to a group or a
                 // bound on the outputs held back.
                 Some((_, None))
-                    if !self.done && self.bigs.len() < GROUP && self.ready.len() < MAX_HELD =>
+                    if !self.done && self.bigs.len() < GATHER && self.ready.len() < MAX_HELD =>
                 {
                     self.fill()
                 }
@@ -468,19 +494,37 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
     })
 }
 
-/// Make room for a window of open files in the descriptor table now, while the process
-/// has one thread; call before any other thread starts.
+/// Make room in the descriptor table for a window of open files and the big files
+/// gathered, now, while the process has one thread; call before any other starts.
 ///
 /// Linux grows the table by doubling, and in a multi-threaded process each growth waits
 /// for an RCU grace period: opening the first window of 512 files took 13-16 ms instead
 /// of 1.2 ms, a tenth of hashing 5,000 small files. Taking a descriptor above the window
 /// (then closing it) grows the table once, without that wait; the table never shrinks.
+/// The soft limit on open files is raised toward the hard one first where it is lower
+/// than that (as Go programs do), so that those files can be open at once.
 pub fn reserve_descriptors() {
+    let want = (WINDOW + GATHER + 64) as libc::rlim_t;
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write only the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < want {
+            lim.rlim_cur = want.min(lim.rlim_max);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
     for fd in 0..=2 {
         // SAFETY: fcntl(F_DUPFD_CLOEXEC) only creates a new descriptor (or fails: `fd` not
         // open, or the limit on open files below the target), which is closed at once.
         unsafe {
-            let high = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, (WINDOW + 64) as libc::c_int);
+            let high = libc::fcntl(
+                fd,
+                libc::F_DUPFD_CLOEXEC,
+                (WINDOW + GATHER + 64) as libc::c_int,
+            );
             if high >= 0 {
                 libc::close(high);
                 return;
@@ -662,7 +706,7 @@ mod tests {
                 .flatten()
                 .filter(|d| d.len() as u64 > SMALL_MAX)
                 .count()
-                > GROUP
+                > GATHER
         );
         for algs in [
             &[Algorithm::Md5][..],
@@ -680,6 +724,38 @@ mod tests {
                             assert_eq!(*got, lanesum::hash(a, d), "{a:?} of input {i}");
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// More big files than streams, of many sizes (none at all included): each ends
+    /// when it ends and gives its stream to the next, and each result is its file's.
+    #[test]
+    fn big_run_hands_streams_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut want = Vec::new();
+        let mut files = Vec::new();
+        for i in 0..(2 * GROUP + 22) {
+            let p = dir.path().join(format!("f{i}"));
+            let d = data(i * 7919 % 300_000, i);
+            File::create(&p).unwrap().write_all(&d).unwrap();
+            files.push(p);
+            want.push(d);
+        }
+        for algs in [
+            &[Algorithm::Md5][..],
+            &[Algorithm::Sha256, Algorithm::Blake3(32)][..],
+        ] {
+            let mut pipe = Pipeline::new(std::iter::empty(), algs);
+            let opened = files.iter().map(|p| File::open(p).unwrap()).collect();
+            let out = pipe.big_run(opened);
+            assert_eq!(out.len(), want.len());
+            for (i, (o, d)) in out.iter().zip(&want).enumerate() {
+                let h = o.as_ref().unwrap();
+                assert_eq!(h.size, d.len() as u64, "{i}");
+                for (got, &a) in h.digests.iter().zip(algs) {
+                    assert_eq!(*got, lanesum::hash(a, d), "{a:?} of file {i}");
                 }
             }
         }

@@ -80,6 +80,23 @@ impl StreamBatch {
         self
     }
 
+    /// Finish stream `i` and start it again, empty: its digest. The other streams go on,
+    /// so a caller with more inputs than streams keeps them all busy (a file that ends
+    /// gives its stream to the next).
+    ///
+    /// # Panics
+    /// If there is no stream `i`.
+    pub fn restart(&mut self, i: usize) -> Digest {
+        let len = self.alg.digest_len();
+        match &mut self.inner {
+            Inner::Md5(s) => s.restart(i, len),
+            Inner::Sha1(s) => s.restart(i, len),
+            Inner::Sha256(s) => s.restart(i, len),
+            Inner::Sha512(s) => s.restart(i, len),
+            Inner::Plain(hs) => std::mem::replace(&mut hs[i], Hasher::new(self.alg)).finalize(),
+        }
+    }
+
     /// Every stream's digest, in stream order.
     pub fn finalize(self) -> Vec<Digest> {
         let len = self.alg.digest_len();
@@ -95,6 +112,7 @@ impl StreamBatch {
 
 struct Streams<F: Family> {
     kernels: Vec<LaneKernel<F::Word>>,
+    iv: F::State,
     states: Vec<F::State>,
     /// Each stream's bytes short of a whole block.
     carry: Vec<[u8; MAX_BLOCK]>,
@@ -106,6 +124,7 @@ impl<F: Family> Streams<F> {
     fn new(iv: F::State, n: usize) -> Self {
         Streams {
             kernels: merkle_damgard::kernels::<F>(isa::active()),
+            iv,
             states: vec![iv; n],
             carry: vec![[0; MAX_BLOCK]; n],
             carry_len: vec![0; n],
@@ -155,6 +174,17 @@ impl<F: Family> Streams<F> {
             })
             .collect();
         self.run(jobs);
+    }
+
+    fn restart(&mut self, i: usize, len: usize) -> Digest {
+        let job = Job::<F> {
+            state: self.states[i],
+            segs: [&[], &[], &[]],
+            fin: Some((&self.carry[i][..self.carry_len[i]], self.total[i])),
+        };
+        let state = job.run_single();
+        (self.states[i], self.carry_len[i], self.total[i]) = (self.iv, 0, 0);
+        digest_of::<F>(&state, len)
     }
 
     fn finalize(mut self, len: usize) -> Vec<Digest> {
@@ -230,6 +260,68 @@ mod tests {
                     assert_eq!(*d, hash(alg, m), "{alg} n {n} len {}", m.len());
                 }
             }
+        }
+    }
+
+    /// Streams restarted as their messages end (each taking the next message, mid-block
+    /// or not) give each message's digest, and leave nothing behind for the next.
+    #[test]
+    fn restarted_streams_take_the_next_message() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let algs = Algorithm::LANED
+            .iter()
+            .copied()
+            .chain([Algorithm::Blake3(32)]);
+        for alg in algs {
+            let msgs: Vec<Vec<u8>> = (0..60)
+                .map(|_| {
+                    let len = rng.random_range(0..9_000);
+                    (0..len).map(|_| rng.random()).collect()
+                })
+                .collect();
+            let n = 7;
+            let mut b = StreamBatch::new(alg, n);
+            // Each stream's (message, position), taken in turn from `next`.
+            let mut next = 0;
+            let mut at: Vec<Option<(usize, usize)>> = vec![None; n];
+            let mut got = vec![None; msgs.len()];
+            loop {
+                for a in at.iter_mut().filter(|a| a.is_none()) {
+                    if next < msgs.len() {
+                        *a = Some((next, 0));
+                        next += 1;
+                    }
+                }
+                if at.iter().all(Option::is_none) {
+                    break;
+                }
+                let cap = [1usize, 64, 300, 4000][rng.random_range(0..4)];
+                let chunks: Vec<&[u8]> = at
+                    .iter_mut()
+                    .map(|a| match a {
+                        Some((m, p)) => {
+                            let k = rng.random_range(0..=cap).min(msgs[*m].len() - *p);
+                            *p += k;
+                            &msgs[*m][*p - k..*p]
+                        }
+                        None => &[][..],
+                    })
+                    .collect();
+                b.update(&chunks);
+                for (i, a) in at.iter_mut().enumerate() {
+                    if let Some((m, p)) = *a {
+                        if p == msgs[m].len() {
+                            got[m] = Some(b.restart(i));
+                            *a = None;
+                        }
+                    }
+                }
+            }
+            for (m, d) in msgs.iter().zip(&got) {
+                assert_eq!(d.as_ref(), Some(&hash(alg, m)), "{alg} len {}", m.len());
+            }
+            // Restarted streams that took nothing are empty messages.
+            assert!(b.finalize().iter().all(|d| *d == hash(alg, b"")));
         }
     }
 }
