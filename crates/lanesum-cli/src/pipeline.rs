@@ -594,6 +594,24 @@ mod tests {
             .collect()
     }
 
+    /// Each result is its input's: an error where `want` has none, else its size and its
+    /// digest under each of `algs`.
+    fn check(out: &[io::Result<Hashed>], want: &[Option<Vec<u8>>], algs: &[Algorithm]) {
+        assert_eq!(out.len(), want.len());
+        for (i, (o, w)) in out.iter().zip(want).enumerate() {
+            match w {
+                None => assert!(o.is_err(), "input {i}"),
+                Some(d) => {
+                    let h = o.as_ref().unwrap();
+                    assert_eq!(h.size, d.len() as u64, "input {i}");
+                    for (got, &a) in h.digests.iter().zip(algs) {
+                        assert_eq!(*got, lanesum::hash(a, d), "{a:?} of input {i}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_kind_in_order() {
         let dir = tempfile::tempdir().unwrap();
@@ -632,19 +650,7 @@ mod tests {
             &[Algorithm::Sha1, Algorithm::Blake3(32), Algorithm::Sha512][..],
         ] {
             let out: Vec<_> = hash_inputs(&inputs, algs).collect();
-            assert_eq!(out.len(), want.len());
-            for (o, w) in out.iter().zip(&want) {
-                match w {
-                    None => assert!(o.is_err()),
-                    Some(d) => {
-                        let h = o.as_ref().unwrap();
-                        assert_eq!(h.size, d.len() as u64);
-                        for (got, &a) in h.digests.iter().zip(algs) {
-                            assert_eq!(*got, lanesum::hash(a, d), "{a:?} of {} bytes", d.len());
-                        }
-                    }
-                }
-            }
+            check(&out, &want, algs);
         }
         let out: Vec<_> = hash_inputs(&inputs, &[Algorithm::Md5]).collect();
         assert_eq!(
@@ -713,19 +719,7 @@ mod tests {
             &[Algorithm::Sha1, Algorithm::Blake3(32)][..],
         ] {
             let out: Vec<_> = hash_inputs(&inputs, algs).collect();
-            assert_eq!(out.len(), want.len());
-            for (i, (o, w)) in out.iter().zip(&want).enumerate() {
-                match w {
-                    None => assert!(o.is_err(), "{i}"),
-                    Some(d) => {
-                        let h = o.as_ref().unwrap();
-                        assert_eq!(h.size, d.len() as u64, "{i}");
-                        for (got, &a) in h.digests.iter().zip(algs) {
-                            assert_eq!(*got, lanesum::hash(a, d), "{a:?} of input {i}");
-                        }
-                    }
-                }
-            }
+            check(&out, &want, algs);
         }
     }
 
@@ -741,7 +735,7 @@ mod tests {
             let d = data(i * 7919 % 300_000, i);
             File::create(&p).unwrap().write_all(&d).unwrap();
             files.push(p);
-            want.push(d);
+            want.push(Some(d));
         }
         for algs in [
             &[Algorithm::Md5][..],
@@ -749,15 +743,7 @@ mod tests {
         ] {
             let mut pipe = Pipeline::new(std::iter::empty(), algs);
             let opened = files.iter().map(|p| File::open(p).unwrap()).collect();
-            let out = pipe.big_run(opened);
-            assert_eq!(out.len(), want.len());
-            for (i, (o, d)) in out.iter().zip(&want).enumerate() {
-                let h = o.as_ref().unwrap();
-                assert_eq!(h.size, d.len() as u64, "{i}");
-                for (got, &a) in h.digests.iter().zip(algs) {
-                    assert_eq!(*got, lanesum::hash(a, d), "{a:?} of file {i}");
-                }
-            }
+            check(&pipe.big_run(opened), &want, algs);
         }
     }
 

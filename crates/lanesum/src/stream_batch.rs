@@ -225,6 +225,16 @@ mod tests {
     use crate::hash;
     use rand::{Rng, SeedableRng};
 
+    /// `n` random messages of up to `max` bytes.
+    fn random_msgs(rng: &mut impl Rng, n: usize, max: usize) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|_| {
+                let len = rng.random_range(0..max);
+                (0..len).map(|_| rng.random()).collect()
+            })
+            .collect()
+    }
+
     /// Random streams fed random chunks (empty, sub-block, many blocks) match `hash`.
     #[test]
     fn matches_one_shot_hash() {
@@ -235,12 +245,7 @@ mod tests {
             .chain([Algorithm::Blake2b(64), Algorithm::Blake3(32)]);
         for alg in algs {
             for n in [0usize, 1, 2, 5, 17, 40] {
-                let msgs: Vec<Vec<u8>> = (0..n)
-                    .map(|_| {
-                        let len = rng.random_range(0..20_000);
-                        (0..len).map(|_| rng.random()).collect()
-                    })
-                    .collect();
+                let msgs = random_msgs(&mut rng, n, 20_000);
                 let mut pos = vec![0usize; n];
                 let mut b = StreamBatch::new(alg, n);
                 while pos.iter().zip(&msgs).any(|(p, m)| *p < m.len()) {
@@ -273,12 +278,7 @@ mod tests {
             .copied()
             .chain([Algorithm::Blake3(32)]);
         for alg in algs {
-            let msgs: Vec<Vec<u8>> = (0..60)
-                .map(|_| {
-                    let len = rng.random_range(0..9_000);
-                    (0..len).map(|_| rng.random()).collect()
-                })
-                .collect();
+            let msgs = random_msgs(&mut rng, 60, 9_000);
             let n = 7;
             let mut b = StreamBatch::new(alg, n);
             // Each stream's (message, position), taken in turn from `next`.
