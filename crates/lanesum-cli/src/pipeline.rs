@@ -15,8 +15,9 @@
 //!
 //! Big files are memory-mapped a window at a time (see `mapped`, which survives
 //! truncation); a file that shrinks or grows while it is read gives the digest of what was
-//! read, or an error, never a crash. Peak memory: the arena, the group buffers, and
-//! one window of names (see the constants).
+//! read, or an error, never a crash. Peak memory: the arena, the group buffers, one
+//! window of names, and the outputs held back behind gathering big files (see the
+//! constants).
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
