@@ -272,8 +272,6 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             /// Size when stat'ed: mapped up to there, read beyond (a file that grew).
             stat_len: u64,
             size: u64,
-            /// At end of file: its digests are taken and its stream restarted.
-            ended: bool,
             /// A read error, or a mapped window that was truncated.
             failed: Option<io::Error>,
             map: Option<mapped::Guarded>,
@@ -320,7 +318,6 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                         file,
                         stat_len,
                         size: 0,
-                        ended: false,
                         failed: None,
                         map: None,
                         len: 0,
@@ -375,14 +372,17 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             for (i, slot) in streams.iter_mut().enumerate() {
                 let Some(s) = slot else { continue };
                 s.size += s.len as u64;
+                // At end of file (a short read), or failed: its digests are taken and
+                // its stream restarted.
+                let mut ended = false;
                 if let Some(map) = s.map.take() {
                     if map.truncated() {
                         s.failed = Some(io::Error::other("file shrank while it was read"));
                     }
-                } else if s.failed.is_none() && s.len < GROUP_CHUNK {
-                    s.ended = true;
+                } else {
+                    ended = s.len < GROUP_CHUNK;
                 }
-                if !s.ended && s.failed.is_none() {
+                if !ended && s.failed.is_none() {
                     continue;
                 }
                 let digests: Vec<Digest> = batches[i / per_core]

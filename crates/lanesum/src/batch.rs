@@ -35,13 +35,10 @@ pub fn hash_many_par(alg: Algorithm, msgs: &[&[u8]]) -> Vec<Digest> {
     use rayon::prelude::*;
     // Small batches never touch the thread pool (its first use starts its threads).
     let total: usize = msgs.iter().map(|m| m.len()).sum();
-    if msgs.len() < 2 || total < 1 << 20 {
+    if msgs.len() < 2 || total < 1 << 20 || rayon::current_num_threads() <= 1 {
         return hash_many(alg, msgs);
     }
     let threads = rayon::current_num_threads();
-    if threads <= 1 {
-        return hash_many(alg, msgs);
-    }
     // Longest first, dealt round-robin: each group gets a similar byte count and a
     // similar spread of lengths, so each fills its lanes alike.
     let mut order: Vec<usize> = (0..msgs.len()).collect();

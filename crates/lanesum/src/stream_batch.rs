@@ -176,13 +176,18 @@ impl<F: Family> Streams<F> {
         self.run(jobs);
     }
 
-    fn restart(&mut self, i: usize, len: usize) -> Digest {
-        let job = Job::<F> {
+    /// Stream `i`'s last job: its carried bytes, padded. (`carry` is `self.carry`, or
+    /// what was taken out of it.)
+    fn last_job<'c>(&self, carry: &'c [[u8; MAX_BLOCK]], i: usize) -> Job<'c, F> {
+        Job {
             state: self.states[i],
             segs: [&[], &[], &[]],
-            fin: Some((&self.carry[i][..self.carry_len[i]], self.total[i])),
-        };
-        let state = job.run_single();
+            fin: Some((&carry[i][..self.carry_len[i]], self.total[i])),
+        }
+    }
+
+    fn restart(&mut self, i: usize, len: usize) -> Digest {
+        let state = self.last_job(&self.carry, i).run_single();
         (self.states[i], self.carry_len[i], self.total[i]) = (self.iv, 0, 0);
         digest_of::<F>(&state, len)
     }
@@ -190,14 +195,7 @@ impl<F: Family> Streams<F> {
     fn finalize(mut self, len: usize) -> Vec<Digest> {
         let carry = std::mem::take(&mut self.carry);
         let jobs: Vec<(usize, Job<F>)> = (0..self.states.len())
-            .map(|i| {
-                let job = Job {
-                    state: self.states[i],
-                    segs: [&[], &[], &[]],
-                    fin: Some((&carry[i][..self.carry_len[i]], self.total[i])),
-                };
-                (i, job)
-            })
+            .map(|i| (i, self.last_job(&carry, i)))
             .collect();
         self.run(jobs);
         self.states.iter().map(|s| digest_of::<F>(s, len)).collect()
