@@ -218,7 +218,7 @@ pub(crate) fn run<'a, F: Family>(
             rated = s.busy;
             // Only kernels wide enough for every busy lane: nothing is left to refill.
             let busy = s.busy;
-            let k = best_by(kernels.iter().filter(|k| k.lanes >= busy), |k| {
+            let (k, _) = best_by(kernels.iter().filter(|k| k.lanes >= busy), |k| {
                 k.rate_with(busy)
             });
             if k.rate_with(busy) > 1.05 * s.kernel.rate_with(busy) {
@@ -394,7 +394,7 @@ fn plan_length<W: Copy>(
 /// the last partial wave on the fastest kernel wide enough for it (33 SHA-256 messages:
 /// 32 in 32 lanes, then one on SHA-NI, rather than three waves of a 16-lane kernel).
 pub(crate) fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKernel<W> {
-    best_by(kernels, waves(kernels, busy))
+    best_by(kernels, waves(kernels, busy)).0
 }
 
 /// How [`best`] rates a kernel for `busy` messages.
@@ -430,12 +430,13 @@ fn waves<W: Copy>(
 
 /// The same for `busy` messages of `blocks` blocks of `block_len` bytes on average: long
 /// ones get the balanced tail, so a kernel narrower than the batch wastes no lanes.
+/// Returns the kernel and its estimated GB/s for the batch.
 pub(crate) fn best_for<W: Copy>(
     kernels: &[LaneKernel<W>],
     busy: usize,
     blocks: usize,
     block_len: usize,
-) -> LaneKernel<W> {
+) -> (LaneKernel<W>, f32) {
     let mut waves = waves(kernels, busy);
     best_by(kernels, |k| {
         if blocks >= plan_min_blocks(k) {
@@ -446,11 +447,11 @@ pub(crate) fn best_for<W: Copy>(
     })
 }
 
-/// The kernel `rate` rates highest (each rated once); fewer lanes on a tie.
+/// The kernel `rate` rates highest (each rated once), and its rate; fewer lanes on a tie.
 fn best_by<'k, W: Copy + 'k>(
     kernels: impl IntoIterator<Item = &'k LaneKernel<W>>,
     mut rate: impl FnMut(&LaneKernel<W>) -> f32,
-) -> LaneKernel<W> {
+) -> (LaneKernel<W>, f32) {
     let mut top: Option<(LaneKernel<W>, f32)> = None;
     for k in kernels {
         let r = rate(k);
@@ -459,7 +460,7 @@ fn best_by<'k, W: Copy + 'k>(
             _ => top = Some((*k, r)),
         }
     }
-    top.expect("the single-stream kernel is always there").0
+    top.expect("the single-stream kernel is always there")
 }
 
 #[cfg(test)]
