@@ -24,7 +24,7 @@
 
 use std::cell::Cell;
 
-use crate::lanes::{DataSwitch, LaneKernel, StateSwitch, Switches, NO_SLOT};
+use crate::lanes::{plan_ns, DataSwitch, LaneKernel, StateSwitch, Switches, NO_SLOT};
 use crate::merkle_damgard::{pad_final, padded_len, Family, MAX_BLOCK};
 
 pub(crate) use crate::lanes::MAX_LANES;
@@ -196,39 +196,97 @@ pub(crate) fn run<'a, F: Family>(
     done: impl FnMut(usize, &F::State),
 ) {
     let mut s = Lanes::<F, _>::new(start, done);
-    let mut queue = jobs;
-    // Busy lanes when the kernel choice was last looked at.
-    let mut rated = usize::MAX;
-    let mut staggered = false;
-    loop {
-        if queue.len() > 0 && s.busy < s.lanes.len() {
-            s.fill(&mut queue);
-            if !staggered {
-                staggered = true;
-                s.stagger();
+    if let Some(rest) = s.drive(kernels, narrow, jobs, narrow) {
+        // The balanced tail would not pay: plain refills finish as soon.
+        s.drive(kernels, narrow, rest.into_iter(), false);
+    }
+}
+
+impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
+    /// `run`'s loop over `queue`. With `plan`, once the lanes are full and no more than
+    /// a kernel's worth of long jobs waits, the end of the batch runs as one balanced
+    /// plan; unless plain refills would finish as soon (equal jobs, a multiple of the
+    /// lanes), and then the waiting jobs are returned, taken from `queue`, for `run` to
+    /// go on with.
+    fn drive(
+        &mut self,
+        kernels: &[LaneKernel<F::Word>],
+        narrow: bool,
+        mut queue: impl ExactSizeIterator<Item = (usize, Job<'a, F>)>,
+        plan: bool,
+    ) -> Option<Vec<(usize, Job<'a, F>)>> {
+        let s = self;
+        // Busy lanes when the kernel choice was last looked at.
+        let mut rated = usize::MAX;
+        let mut staggered = false;
+        loop {
+            if queue.len() > 0 && s.busy < s.lanes.len() {
+                s.fill(&mut queue);
+                if !staggered {
+                    staggered = true;
+                    s.stagger();
+                }
+                if plan && queue.len() > 0 && queue.len() <= s.lanes.len() && s.long_jobs() {
+                    let rest: Vec<_> = queue.by_ref().collect();
+                    if !s.plan_pays(&rest) {
+                        return Some(rest);
+                    }
+                    s.run_plan(rest.into_iter());
+                }
             }
-            if narrow && queue.len() > 0 && queue.len() <= s.lanes.len() && s.long_jobs() {
-                s.run_plan(queue.by_ref());
+            if s.busy == 0 {
+                return None;
             }
-        }
-        if s.busy == 0 {
-            break;
-        }
-        if narrow && queue.len() == 0 && s.busy != rated {
-            rated = s.busy;
-            // Only kernels wide enough for every busy lane: nothing is left to refill.
-            let busy = s.busy;
-            let (k, _) = best_by(kernels.iter().filter(|k| k.lanes >= busy), |k| {
-                k.rate_with(busy)
-            });
-            if k.rate_with(busy) > 1.05 * s.kernel.rate_with(busy) {
-                s.resize(k);
+            if narrow && queue.len() == 0 && s.busy != rated {
+                rated = s.busy;
+                // Only kernels wide enough for every busy lane: nothing is left to refill.
+                let busy = s.busy;
+                let (k, _) = best_by(kernels.iter().filter(|k| k.lanes >= busy), |k| {
+                    k.rate_with(busy)
+                });
+                if k.rate_with(busy) > 1.05 * s.kernel.rate_with(busy) {
+                    s.resize(k);
+                }
             }
-        }
-        for l in bits_of(s.step()) {
-            s.advance(l);
+            for l in bits_of(s.step()) {
+                s.advance(l);
+            }
         }
     }
+
+    /// Whether the balanced plan for the running jobs and `rest` beats refilling the
+    /// lanes as they free up (longest-processing-time order when `rest` is longest
+    /// first), by more than the plan costs to build. Every lane is busy.
+    fn plan_pays(&self, rest: &[(usize, Job<'a, F>)]) -> bool {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let n = self.lanes.len();
+        let mut free: BinaryHeap<Reverse<usize>> = self
+            .lanes
+            .iter()
+            .map(|l| Reverse(blocks_left::<F>(l)))
+            .collect();
+        let mut total: usize = free.iter().map(|r| r.0).sum();
+        let mut longest = free.iter().map(|r| r.0).max().unwrap_or(0);
+        for (_, job) in rest {
+            let blocks = job_blocks(job);
+            total += blocks;
+            longest = longest.max(blocks);
+            let mut first = free.peek_mut().expect("every lane is busy");
+            first.0 += blocks;
+        }
+        let greedy = free.iter().map(|r| r.0).max().unwrap_or(0);
+        let t_min = total.div_ceil(n).max(longest);
+        // GB/s is bytes per nanosecond.
+        let step_ns = (n * F::BLOCK) as f32 / self.kernel.est_gbps;
+        greedy.saturating_sub(t_min) as f32 * step_ns > plan_ns(n + rest.len())
+    }
+}
+
+/// Blocks of `job`, padding included.
+fn job_blocks<F: Family>(job: &Job<'_, F>) -> usize {
+    let body: usize = job.segs.iter().map(|s| s.len()).sum();
+    (body + job.fin.map_or(0, |(t, _)| padded_len::<F>(t.len()))) / F::BLOCK
 }
 
 /// `items` ordered by block, `at(item) <= t_end`: a counting sort, since the blocks of a
@@ -383,6 +441,9 @@ fn plan_length<W: Copy>(
             if best.is_none_or(|(_, c)| cost < c) {
                 best = Some((t_end, cost));
             }
+            if k == 0 {
+                break; // longer lanes only cost more
+            }
         }
     }
     best.map(|(t, _)| t)
@@ -467,9 +528,14 @@ fn best_by<'k, W: Copy + 'k>(
 thread_local! {
     /// Batches whose lanes [`Lanes::stagger`] started apart, on this thread.
     pub(crate) static STAGGERED: Cell<usize> = const { Cell::new(0) };
+    /// Balanced plans [`Lanes::run_plan`] ran, on this thread.
+    static PLANS: Cell<usize> = const { Cell::new(0) };
 }
 
 thread_local! {
+    /// The balanced tail's padded job ends, kept between plans on this thread (zeroing
+    /// 264 bytes a job took ~0.3 us of a plan of 48 jobs).
+    static SPARE_PADS: Cell<Vec<([u8; 2 * MAX_BLOCK], usize)>> = const { Cell::new(Vec::new()) };
     /// Per-lane padding buffers kept between batches on this thread: allocating and
     /// zeroing 256 bytes a lane per batch took ~5% of a batch of 64 x 1 KiB messages.
     static SPARE_TAILS: Cell<Vec<[u8; 2 * MAX_BLOCK]>> = const { Cell::new(Vec::new()) };
@@ -671,34 +737,35 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
     /// block boundaries, and all of it run in one kernel call (which a kernel without
     /// switches of its own splits at each boundary). Every lane is idle afterwards.
     fn run_plan(&mut self, queue: impl ExactSizeIterator<Item = (usize, Job<'a, F>)>) {
+        #[cfg(test)]
+        PLANS.set(PLANS.get() + 1);
         let n = self.lanes.len();
         // Each job's id, whole blocks (up to three segments) and padded end; its
         // chaining state is slot `j` of `slots`.
         let njobs = self.busy + queue.len();
         let mut jobs: Vec<(usize, [&'a [u8]; 3])> = Vec::with_capacity(njobs);
-        let mut pads: Vec<([u8; 2 * MAX_BLOCK], usize)> = Vec::with_capacity(njobs);
+        // Reused, not zeroed: `pad_final` writes every byte a pad's slice covers.
+        let mut pads = SPARE_PADS.take();
+        if pads.len() < njobs {
+            pads.resize(njobs, ([0; 2 * MAX_BLOCK], 0));
+        }
         let mut slots: Vec<F::Word> = Vec::with_capacity(njobs * F::WORDS);
-        // A job's padded end, if it has one, written in place (not moved: 264 bytes a job).
-        let pad_next = |pads: &mut Vec<([u8; 2 * MAX_BLOCK], usize)>, fin: Option<(&[u8], u64)>| {
-            pads.push(([0; 2 * MAX_BLOCK], 0));
-            let pad = pads.last_mut().expect("just pushed");
-            if let Some((tail, total)) = fin {
-                pad.1 = pad_final::<F>(tail, total, &mut pad.0);
-            }
+        // Job `j`'s padded end, if it has one, written in place as `pads[j]`.
+        let pad = |pad: &mut ([u8; 2 * MAX_BLOCK], usize), fin: Option<(&[u8], u64)>| {
+            pad.1 = fin.map_or(0, |(tail, total)| pad_final::<F>(tail, total, &mut pad.0));
         };
         for l in 0..n {
             let lane = self.lanes[l];
             let segs = match lane.phase {
                 Phase::Idle => continue,
                 Phase::Body => {
-                    pad_next(&mut pads, lane.fin);
+                    pad(&mut pads[jobs.len()], lane.fin);
                     [lane.cur, lane.next[0], lane.next[1]]
                 }
                 Phase::Tail => {
                     // Already padded in the lane's tail buffer.
                     let rest = &self.tails[l][lane.pos..lane.end];
-                    pad_next(&mut pads, None);
-                    let pad = pads.last_mut().expect("just pushed");
+                    let pad = &mut pads[jobs.len()];
                     pad.0[..rest.len()].copy_from_slice(rest);
                     pad.1 = rest.len();
                     [&[][..]; 3]
@@ -710,8 +777,8 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         }
         for (id, job) in queue {
             slots.extend_from_slice(job.state.as_ref());
+            pad(&mut pads[jobs.len()], job.fin);
             jobs.push((id, job.segs));
-            pad_next(&mut pads, job.fin);
         }
         // Each job's blocks as up to four sources, in order.
         let parts: Vec<[&[u8]; 4]> = jobs
@@ -815,6 +882,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             (self.done)(*id, &s);
         }
         self.clock += t_end;
+        SPARE_PADS.set(pads);
     }
 
     /// Start the lanes whose data sit at the same offset in their 4 KiB pages (files
@@ -1014,6 +1082,22 @@ mod tests {
                 slots <= (shortest + shortest / 8 + 1) * 8,
                 "{n} messages: {slots} lane-blocks for {need}"
             );
+        }
+    }
+
+    /// Equal messages, a multiple of the lanes: refilling lanes as they free up is
+    /// already balanced, so no plan is built (building one cost ~5% of 64 x 16 KiB MD5
+    /// on x2, an Intel Xeon); one message more gets one.
+    #[test]
+    fn balanced_refills_build_no_plan() {
+        for (n, plans) in [(16, 0), (24, 0), (9, 1), (17, 1)] {
+            let msgs: Vec<Vec<u8>> = (0..n).map(|i| vec![i as u8; 200 * 64 - 20]).collect();
+            let before = PLANS.get();
+            let slots = slots_for(&msgs);
+            assert_eq!(PLANS.get() - before, plans, "{n} messages");
+            if plans == 0 {
+                assert_eq!(slots, n * 200, "{n} messages");
+            }
         }
     }
 
