@@ -326,11 +326,12 @@ impl<W: Copy + 'static> LaneKernel<W> {
 }
 
 /// What building the balanced tail's plan of `jobs` jobs costs beyond its kernel time,
-/// in nanoseconds (measured on an Intel Xeon, MD5 x2, 16 KiB messages: 2.5 us for 33,
-/// 3.3 us for 48; without it in [`LaneKernel::rate_balanced`], 48 messages took x2 with
-/// a plan, 13.9 GB/s, over x3 with full lanes, 15.0).
+/// in nanoseconds (measured on an Intel Xeon, 16 KiB messages: 0.57 us for 5 SHA-256
+/// jobs, 1.17 us for 17 MD5, 2.0 for 33, 2.9 for 56, plus ~0.5 us to look at the jobs
+/// first; without it in [`LaneKernel::rate_balanced`], 48 MD5 messages took x2 with a
+/// plan, 13.9 GB/s, over x3 with full lanes, 15.0).
 pub(crate) fn plan_ns(jobs: usize) -> f32 {
-    1500.0 + 35.0 * jobs as f32
+    500.0 + 45.0 * jobs as f32
 }
 
 /// What one split of the balanced tail costs, in nanoseconds: measured on Zen 5, MD5 x2
