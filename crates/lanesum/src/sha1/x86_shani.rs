@@ -18,6 +18,12 @@ use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use core::arch::x86_64::*;
 
+/// Bytes ahead of the current block that each stream prefetches. Without it, one stream
+/// reading from memory (a big mapped file) ran at 1.14 GB/s on an Intel Xeon, against
+/// 2.4 from cache: the hardware prefetchers fell behind its few loads per block, so blocks
+/// waited on memory. 256 bytes ahead gave 1.81, 1 KiB 2.39, 2 KiB 2.42 GB/s.
+const PREFETCH: usize = 2048;
+
 /// Byte shuffle reversing a 16-byte row: four big-endian words become native dwords with
 /// the first word in the high lane.
 const REV128: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
@@ -91,6 +97,9 @@ unsafe fn compress_n<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblock
         // The message schedule of the last eight groups: M[g] lives in m[s][g % 8].
         let mut m = [[zero; 8]; N];
         for s in 0..N {
+            // A prefetch is only a hint: past the end of the slice it does nothing.
+            let ahead = blocks[s].as_ptr().wrapping_add(b * 64 + PREFETCH);
+            _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
             for (i, mi) in m[s][..4].iter_mut().enumerate() {
                 let p = blocks[s][b * 64 + 16 * i..][..16].as_ptr();
                 // SAFETY: `p` points at 16 in-bounds bytes (sliced above); unaligned load.

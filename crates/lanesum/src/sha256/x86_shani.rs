@@ -19,6 +19,12 @@ use core::arch::x86_64::*;
 
 use super::K;
 
+/// Bytes ahead of the current block that each stream prefetches. Without it, one stream
+/// reading from memory (a big mapped file) ran at 1.14 GB/s on an Intel Xeon, against
+/// 2.0 from cache: the hardware prefetchers fell behind its few loads per block, so blocks
+/// waited on memory. 256 bytes ahead gave 1.70, 1 KiB 1.97, 2 KiB 2.01 GB/s.
+const PREFETCH: usize = 2048;
+
 /// Byte shuffle turning each big-endian dword of a block into a native one.
 const BSWAP32: [u8; 16] = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
 
@@ -93,6 +99,9 @@ unsafe fn compress_n<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblock
         let (abef0, cdgh0) = (abef, cdgh);
         let mut m = [[zero; 4]; N];
         for s in 0..N {
+            // A prefetch is only a hint: past the end of the slice it does nothing.
+            let ahead = blocks[s].as_ptr().wrapping_add(b * 64 + PREFETCH);
+            _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
             for (i, mi) in m[s].iter_mut().enumerate() {
                 let p = blocks[s][b * 64 + 16 * i..][..16].as_ptr();
                 // SAFETY: `p` points at 16 in-bounds bytes (sliced above); unaligned load.
