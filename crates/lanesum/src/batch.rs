@@ -156,25 +156,38 @@ fn start_kernel<F: Family>(
     }
 }
 
-/// Fixed costs in nanoseconds on Zen 5: of a batch through the lanes (lane layout,
-/// padding buffers, two calls at least; 16 x 64 B MD5 took 0.73 us, 0.28 of it in the
-/// kernel), and of one message on the single-stream path (64 B: 0.20 us, 0.15 of it
-/// hashing).
-const BATCH_NS: f32 = 300.0;
-const SINGLE_NS: f32 = 50.0;
+/// Fixed costs in nanoseconds of a batch through the lanes: per call, per lane of the
+/// kernel (lane layout, padding buffers, state in and out) and per message; and of one
+/// message on the single-stream path. Fitted on an Intel Xeon (16 x 64 B MD5 on 16 lanes:
+/// 0.61 us, 0.15 of it hashing; 2 x 1 KiB SHA-1 on SHA-NI x2: 0.86 us, 0.73 hashing; one
+/// 1 KiB SHA-1 message alone 0.54 us, 0.45 hashing); Zen 5 measured 0.73 us for the first
+/// (0.28 hashing), within 10% of the fit.
+const BATCH_NS: f32 = 120.0;
+const LANE_NS: f32 = 10.0;
+const MESSAGE_NS: f32 = 15.0;
+const SINGLE_NS: f32 = 70.0;
 
-/// Whether `n` messages of `total` bytes are done sooner one at a time than through the
-/// lanes at `rate` GB/s (as [`best_for`] rates its choice: with the balanced tail for
-/// long messages, so 5 long SHA-256 messages on SHA-NI x4 are not rated as two waves):
-/// the lanes' rates hold for long messages, and two 64-byte MD5 messages took 0.56 us
-/// through 16 lanes against 0.40 one after the other.
-fn single_is_faster<W: Copy>(kernels: &[LaneKernel<W>], rate: f32, n: usize, total: usize) -> bool {
+/// Whether `n` messages of `total` bytes are done sooner one at a time than through
+/// kernel `k` at `rate` GB/s (as [`best_for`] rates its choice: with the balanced tail for
+/// long messages, so 5 long SHA-256 messages on SHA-NI x4 are not rated as two waves).
+/// The lanes' rates hold for long messages; a few short ones pay the fixed costs above,
+/// which a narrow kernel keeps small (2 x 1 KiB SHA-1: SHA-NI x2 2.38 GB/s, one at a time
+/// 1.96), while two 64-byte MD5 messages took as long through 16 lanes as one after the
+/// other.
+fn single_is_faster<W: Copy>(
+    kernels: &[LaneKernel<W>],
+    k: &LaneKernel<W>,
+    rate: f32,
+    n: usize,
+    total: usize,
+) -> bool {
     let Some(one) = kernels.iter().find(|k| k.lanes == 1) else {
         return false;
     };
     // GB/s is bytes per nanosecond.
     let single = n as f32 * SINGLE_NS + total as f32 / one.est_gbps;
-    let lanes = BATCH_NS + total as f32 / rate;
+    let fixed = BATCH_NS + LANE_NS * k.lanes as f32 + MESSAGE_NS * n as f32;
+    let lanes = fixed + total as f32 / rate;
     single < lanes
 }
 
@@ -206,7 +219,7 @@ fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Opt
         // Too few messages for any multi-lane kernel to win: skip the lane bookkeeping
         // so a lone message costs what the single-stream path costs.
         if forced.is_none()
-            && (start.lanes == 1 || single_is_faster(kernels, rate, msgs.len(), total))
+            && (start.lanes == 1 || single_is_faster(kernels, &start, rate, msgs.len(), total))
         {
             return Some(msgs.iter().map(|m| hash(alg, m)).collect());
         }
@@ -383,13 +396,13 @@ mod tests {
             let (start, rate) = start_kernel::<Md5>(&ks, count, total, None).unwrap();
             assert_eq!(start.name, "p4", "{count} messages");
             assert!(
-                !single_is_faster(&ks, rate, count, total),
+                !single_is_faster(&ks, &start, rate, count, total),
                 "{count} messages"
             );
         }
         // Short ones are still done one at a time where the lanes' fixed cost dominates.
         let (start, rate) = start_kernel::<Md5>(&ks, 2, 128, None).unwrap();
-        assert!(start.lanes == 1 || single_is_faster(&ks, rate, 2, 128));
+        assert!(start.lanes == 1 || single_is_faster(&ks, &start, rate, 2, 128));
     }
 
     /// One algorithm of each Merkle–Damgård family with lane kernels.
