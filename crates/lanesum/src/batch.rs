@@ -382,7 +382,7 @@ mod tests {
     /// A narrow kernel that gains little over the single-stream path (SHA-NI x4 on an
     /// Intel Xeon: 1.2x) still takes a few long messages more than its width: the
     /// balanced tail keeps its lanes full. Rated as two waves, half empty, 5 x 16 KiB
-    /// SHA-256 went one at a time at 1.8 GB/s instead of 2.4 on SHA-NI x4.
+    /// SHA-256 went one at a time at 2.0 GB/s instead of 2.4 on SHA-NI x4.
     #[test]
     fn few_long_messages_past_a_narrow_kernel_stay_in_lanes() {
         use crate::lanes::testing::portable_lanes;
