@@ -494,8 +494,11 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
         && (!opts.strict || t.misformatted == 0)
 }
 
-/// Lines verified together: enough files to fill every lane of every core.
-const WINDOW_LINES: usize = 4096;
+/// Lines verified together: enough files to fill every lane of every core, and for the
+/// big ones among them to be gathered and streamed side by side as `-r` does (the
+/// outputs `-r` holds back are as many). `-c` over `/usr`'s 130k MD5 lines, Intel Xeon:
+/// 1.86-1.88 s at 4,096 lines, 1.50-1.52 s at 32,768 (`-r` on the tree: 1.40-1.43 s).
+const WINDOW_LINES: usize = 32768;
 
 /// A check-file line awaiting its turn to be reported.
 enum Pending {
@@ -561,7 +564,12 @@ fn verify_window(
             results[i] = Some(r);
         }
     }
-    for ((i, p), result) in window.drain(..).enumerate().zip(results) {
+    // Each group's algorithms by window position (`groups` is in window order).
+    let mut algs_at: Vec<Option<Vec<Algorithm>>> = (0..window.len()).map(|_| None).collect();
+    for (i, algs) in groups {
+        algs_at[i] = Some(algs);
+    }
+    for ((p, result), algs) in window.drain(..).zip(results).zip(algs_at) {
         match p {
             Pending::Misformatted(line_no) => {
                 t.misformatted += 1;
@@ -575,9 +583,9 @@ fn verify_window(
                 }
             }
             Pending::Group(g) => {
-                let algs = &groups.iter().find(|(j, _)| *j == i).expect("group").1;
+                let algs = algs.expect("every group has its algorithms");
                 let result = result.unwrap_or_else(|| Err(io::Error::other("no result")));
-                report_group(g, algs, &result, opts, t, rep);
+                report_group(g, &algs, &result, opts, t, rep);
             }
         }
     }

@@ -506,6 +506,50 @@ fn fixed_expectations() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), expect);
 }
 
+/// A check file longer than the window of lines verified together (32,768), with the
+/// lines that need reporting on both sides of window boundaries: a big file (streamed,
+/// gathered across windows), a misformatted line, a mismatch and a missing file.
+#[test]
+fn check_spans_windows() {
+    let f = Fixture::new();
+    let big: Vec<u8> = (0..(3 << 19)).map(|i: u32| (i * 7 % 251) as u8).collect();
+    f.write("big", &big);
+    let big_md5 = "1ed638c296872d677aa30258baeda5a0";
+    let empty_md5 = "d41d8cd98f00b204e9800998ecf8427e";
+    let mut sums = Vec::new();
+    for i in 0..70_000u32 {
+        let line = match i {
+            32_767 | 65_537 => format!("{big_md5}  big\n"),
+            40_000 => "bogus\n".to_string(),
+            50_000 => format!("{empty_md5}  a\n"),
+            60_000 => format!("{HELLO_MD5}  missing\n"),
+            _ if i % 2 == 0 => format!("{HELLO_MD5}  a\n"),
+            _ => format!("{empty_md5}  empty\n"),
+        };
+        sums.extend_from_slice(line.as_bytes());
+    }
+    f.write("long.md5", &sums);
+    let args = os(&["-c", "long.md5"]);
+    let out = f.ours("md5sum", &refs(&args), b"");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 69_999);
+    assert_eq!(lines[32_767], "big: OK");
+    assert_eq!(lines[49_999], "a: FAILED");
+    assert_eq!(lines[59_999], "missing: FAILED open or read");
+    assert_eq!(lines[65_536], "big: OK");
+    assert_eq!(lines.iter().filter(|l| l.ends_with(": OK")).count(), 69_997);
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "md5sum: missing: No such file or directory\n\
+         md5sum: WARNING: 1 line is improperly formatted\n\
+         md5sum: WARNING: 1 listed file could not be read\n\
+         md5sum: WARNING: 1 computed checksum did NOT match\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    f.compare("md5sum", &refs(&args), b"");
+}
+
 #[test]
 fn multi_algorithm_equals_coreutils_tags() {
     let f = Fixture::new();
