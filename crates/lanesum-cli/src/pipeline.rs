@@ -36,9 +36,9 @@ use crate::mapped;
 /// Jobs opened at once: enough files to fill every lane of both cores many times over,
 /// few enough descriptors for any `ulimit -n`.
 const WINDOW: usize = 512;
-/// Fewer jobs than this are opened, and fewer bytes than this of small files read, on
-/// the calling thread: starting the thread pool costs more (~0.3 ms of a 1.9 ms run
-/// hashing one small file).
+/// Fewer jobs than this are opened, and fewer files and bytes than this of small files
+/// read, on the calling thread: starting the thread pool costs more (~0.3 ms of a 1.9 ms
+/// run hashing one small file).
 const PAR_MIN_JOBS: usize = 16;
 const PAR_MIN_BYTES: usize = 1 << 20;
 /// Outputs held back while big files gather for a group (each a name and digests).
@@ -221,7 +221,10 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             let grew = matches!(r, Ok(n) if n == buf.len());
             (r, grew.then_some(f))
         };
-        let reads: Vec<(io::Result<usize>, Option<File>)> = if need < PAR_MIN_BYTES {
+        // Few files and few bytes: on this thread. Many tiny files are still worth both
+        // cores: each costs a read and a close whatever its size.
+        let serial = need < PAR_MIN_BYTES && files.len() < PAR_MIN_JOBS;
+        let reads: Vec<(io::Result<usize>, Option<File>)> = if serial {
             files.into_iter().zip(slices.iter_mut()).map(read).collect()
         } else {
             files
