@@ -528,27 +528,25 @@ fn verify_window(
         }
         algs
     };
-    let groups: Vec<(usize, Vec<Algorithm>)> = window
+    // Each line group's algorithms, by window position (`None`: a misformatted line).
+    let algs_at: Vec<Option<Vec<Algorithm>>> = window
         .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match p {
-            Pending::Group(g) => Some((i, group_algs(g))),
+        .map(|p| match p {
+            Pending::Group(g) => Some(group_algs(g)),
             Pending::Misformatted(_) => None,
         })
         .collect();
     let mut results: Vec<Option<io::Result<hashing::Hashed>>> =
         (0..window.len()).map(|_| None).collect();
     let mut sets: Vec<&Vec<Algorithm>> = Vec::new();
-    for (_, algs) in &groups {
+    for algs in algs_at.iter().flatten() {
         if !sets.contains(&algs) {
             sets.push(algs);
         }
     }
     for algs in sets {
-        let members: Vec<usize> = groups
-            .iter()
-            .filter(|(_, a)| a == algs)
-            .map(|(i, _)| *i)
+        let members: Vec<usize> = (0..window.len())
+            .filter(|&i| algs_at[i].as_ref() == Some(algs))
             .collect();
         let inputs: Vec<Input> = members
             .iter()
@@ -564,12 +562,7 @@ fn verify_window(
             results[i] = Some(r);
         }
     }
-    // Each group's algorithms by window position (`groups` is in window order).
-    let mut algs_at: Vec<Option<Vec<Algorithm>>> = (0..window.len()).map(|_| None).collect();
-    for (i, algs) in groups {
-        algs_at[i] = Some(algs);
-    }
-    for ((p, result), algs) in window.drain(..).zip(results).zip(algs_at) {
+    for ((p, result), algs) in window.drain(..).zip(results).zip(&algs_at) {
         match p {
             Pending::Misformatted(line_no) => {
                 t.misformatted += 1;
@@ -583,9 +576,9 @@ fn verify_window(
                 }
             }
             Pending::Group(g) => {
-                let algs = algs.expect("every group has its algorithms");
+                let algs = algs.as_deref().expect("every group has its algorithms");
                 let result = result.unwrap_or_else(|| Err(io::Error::other("no result")));
-                report_group(g, &algs, &result, opts, t, rep);
+                report_group(g, algs, &result, opts, t, rep);
             }
         }
     }

@@ -278,11 +278,17 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             first.0 += blocks;
         }
         let greedy = free.iter().map(|r| r.0).max().unwrap_or(0);
-        let t_min = total.div_ceil(n).max(longest);
+        let t_min = shortest_plan(total, longest, n);
         // GB/s is bytes per nanosecond.
         let step_ns = (n * F::BLOCK) as f32 / self.kernel.est_gbps;
         greedy.saturating_sub(t_min) as f32 * step_ns > plan_ns(n + rest.len())
     }
+}
+
+/// The shortest lane length any plan of jobs of `total` blocks, the longest `longest`,
+/// can have on `n` lanes (wrap-around reaches it).
+fn shortest_plan(total: usize, longest: usize, n: usize) -> usize {
+    total.div_ceil(n).max(longest)
 }
 
 /// Blocks of `job`, padding included.
@@ -300,7 +306,7 @@ fn blocks_of<F: Family>(body: usize, fin: Option<(&[u8], u64)>) -> usize {
 fn by_block<T: Copy>(items: &[T], t_end: usize, at: impl Fn(&T) -> usize) -> Vec<T> {
     let mut out = items.to_vec();
     COUNTS.with(|c| {
-        // Reused: allocating and zeroing it per call took ~1% of 17 x 16 KiB MD5.
+        // Reused: allocating and zeroing it per call took ~60 ns of a 1.2 us plan.
         let mut start = c.take();
         start.clear();
         start.resize(t_end + 2, 0);
@@ -815,9 +821,8 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             .map(|p| p.iter().map(|s| s.len()).sum::<usize>() / F::BLOCK)
             .collect();
         let total: usize = left.iter().sum();
-        let t_min = total
-            .div_ceil(n)
-            .max(left.iter().copied().max().unwrap_or(0));
+        let longest = left.iter().copied().max().unwrap_or(0);
+        let t_min = shortest_plan(total, longest, n);
         let plan = match plan_length(&self.kernel, F::BLOCK, &left, t_min) {
             Some(t_end) => pack(&left, n, t_end, min_piece(&self.kernel)),
             None => pack(&left, n, t_min, 1),
