@@ -1076,7 +1076,7 @@ mod tests {
 
     /// Runs `msgs` on the counting kernel (narrowing allowed); returns the lane-blocks
     /// used, after checking every digest.
-    fn slots_for(msgs: &[Vec<u8>]) -> usize {
+    fn slots_for(msgs: &[impl AsRef<[u8]>]) -> usize {
         let k = LaneKernel::new("count8", 8, 8.0, counting);
         let one = crate::lanes::single_stream::<Md5>(crate::isa::Features::PORTABLE);
         SLOTS.with(|c| c.set(0));
@@ -1087,14 +1087,28 @@ mod tests {
             true,
             msgs.iter()
                 .enumerate()
-                .map(|(i, m)| (i, Job::message(IV, m))),
+                .map(|(i, m)| (i, Job::message(IV, m.as_ref()))),
             |i, s| got[i] = Some(*s),
         );
         for (m, g) in msgs.iter().zip(&got) {
-            let want = Job::<Md5>::message(IV, m).run_single();
+            let want = Job::<Md5>::message(IV, m.as_ref()).run_single();
             assert_eq!(*g, Some(want), "{} messages", msgs.len());
         }
         SLOTS.with(|c| c.get())
+    }
+
+    /// Equal messages of 200 blocks (with padding), laid out `EQUAL_STRIDE` apart in one
+    /// buffer.
+    const EQUAL_LEN: usize = 200 * 64 - 20;
+    /// 201 cache lines: consecutive messages start in different L1 set classes, so no
+    /// lane is staggered (a delay costs lane-blocks, and where separate allocations
+    /// land is up to the allocator: CI's once collided).
+    const EQUAL_STRIDE: usize = 201 * 64;
+
+    fn equal_messages(n: usize) -> Vec<u8> {
+        (0..n * EQUAL_STRIDE)
+            .map(|b| (b / EQUAL_STRIDE) as u8)
+            .collect()
     }
 
     /// 9..=16 equal messages on 8 lanes: the tail plan keeps the lanes busy, where
@@ -1103,7 +1117,8 @@ mod tests {
     #[test]
     fn equal_messages_share_the_lanes() {
         for n in 9usize..=16 {
-            let msgs: Vec<Vec<u8>> = (0..n).map(|i| vec![i as u8; 200 * 64 - 20]).collect();
+            let buf = equal_messages(n);
+            let msgs: Vec<&[u8]> = buf.chunks(EQUAL_STRIDE).map(|m| &m[..EQUAL_LEN]).collect();
             let need = n * 200;
             let slots = slots_for(&msgs);
             let shortest = need.div_ceil(8);
@@ -1120,10 +1135,12 @@ mod tests {
     #[test]
     fn balanced_refills_build_no_plan() {
         for (n, plans) in [(16, 0), (24, 0), (9, 1), (17, 1)] {
-            let msgs: Vec<Vec<u8>> = (0..n).map(|i| vec![i as u8; 200 * 64 - 20]).collect();
-            let before = PLANS.get();
+            let buf = equal_messages(n);
+            let msgs: Vec<&[u8]> = buf.chunks(EQUAL_STRIDE).map(|m| &m[..EQUAL_LEN]).collect();
+            let before = (PLANS.get(), STAGGERED.get());
             let slots = slots_for(&msgs);
-            assert_eq!(PLANS.get() - before, plans, "{n} messages");
+            assert_eq!(PLANS.get() - before.0, plans, "{n} messages");
+            assert_eq!(STAGGERED.get(), before.1, "{n} messages");
             if plans == 0 {
                 assert_eq!(slots, n * 200, "{n} messages");
             }
