@@ -1105,10 +1105,14 @@ mod tests {
     /// land is up to the allocator: CI's once collided).
     const EQUAL_STRIDE: usize = 201 * 64;
 
-    fn equal_messages(n: usize) -> Vec<u8> {
+    fn equal_buffer(n: usize) -> Vec<u8> {
         (0..n * EQUAL_STRIDE)
             .map(|b| (b / EQUAL_STRIDE) as u8)
             .collect()
+    }
+
+    fn equal_messages(buf: &[u8]) -> Vec<&[u8]> {
+        buf.chunks(EQUAL_STRIDE).map(|m| &m[..EQUAL_LEN]).collect()
     }
 
     /// 9..=16 equal messages on 8 lanes: the tail plan keeps the lanes busy, where
@@ -1117,8 +1121,8 @@ mod tests {
     #[test]
     fn equal_messages_share_the_lanes() {
         for n in 9usize..=16 {
-            let buf = equal_messages(n);
-            let msgs: Vec<&[u8]> = buf.chunks(EQUAL_STRIDE).map(|m| &m[..EQUAL_LEN]).collect();
+            let buf = equal_buffer(n);
+            let msgs = equal_messages(&buf);
             let need = n * 200;
             let slots = slots_for(&msgs);
             let shortest = need.div_ceil(8);
@@ -1135,8 +1139,8 @@ mod tests {
     #[test]
     fn balanced_refills_build_no_plan() {
         for (n, plans) in [(16, 0), (24, 0), (9, 1), (17, 1)] {
-            let buf = equal_messages(n);
-            let msgs: Vec<&[u8]> = buf.chunks(EQUAL_STRIDE).map(|m| &m[..EQUAL_LEN]).collect();
+            let buf = equal_buffer(n);
+            let msgs = equal_messages(&buf);
             let before = (PLANS.get(), STAGGERED.get());
             let slots = slots_for(&msgs);
             assert_eq!(PLANS.get() - before.0, plans, "{n} messages");
