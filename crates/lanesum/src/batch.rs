@@ -15,6 +15,7 @@ use crate::schedule::{self, best_for, Job};
 use crate::sha1::Sha1;
 use crate::sha256::Sha256;
 use crate::sha512::Sha512;
+use crate::waves;
 use crate::{hash, Algorithm, Digest};
 
 /// The digests of `msgs` under `alg`, in order, using the best kernels of this CPU.
@@ -110,51 +111,70 @@ pub fn hash_many_with(alg: Algorithm, kernel: &str, msgs: &[&[u8]]) -> Option<Ve
     run(alg, msgs, isa::active(), Some(kernel))
 }
 
-/// Whole messages through the lane scheduler, starting on `start`, longest first (the
-/// end of the batch, where lanes run empty, then holds short messages). A forced kernel
-/// keeps submission order so tests can place messages in lanes.
+/// Whole messages (`total` bytes) through the lanes, starting on `start`, longest first
+/// (the end of the batch, where lanes run empty, then holds short messages): short ones
+/// of one shape in whole waves, the rest through the scheduler. A forced kernel keeps
+/// submission order so tests can place messages in lanes.
 fn run_batch<F: Family>(
     iv: F::State,
     out_len: usize,
     msgs: &[&[u8]],
+    total: usize,
     kernels: &[LaneKernel<F::Word>],
     start: LaneKernel<F::Word>,
     forced: bool,
 ) -> Vec<Digest> {
-    let mut order: Vec<usize> = (0..msgs.len()).collect();
+    let n = msgs.len();
+    let mut order: Vec<usize> = (0..n).collect();
     // Longest first (a check is cheaper than the sort for the common equal lengths).
     if !forced && !msgs.is_sorted_by(|a, b| a.len() >= b.len()) {
         order.sort_by_key(|&i| std::cmp::Reverse(msgs[i].len()));
     }
-    let mut out: Vec<Option<Digest>> = vec![None; msgs.len()];
-    schedule::run::<F>(
-        kernels,
-        start,
-        !forced,
-        order.into_iter().map(|i| (i, Job::message(iv, msgs[i]))),
-        |i, state| out[i] = Some(digest_of::<F>(state, out_len)),
-    );
+    let mut out: Vec<Option<Digest>> = vec![None; n];
+    let mut done = |i: usize, state: &F::State| {
+        out[i] = Some(digest_of::<F>(state, out_len));
+    };
+    // Whole waves only; and past a multiple of the lanes, long messages leave their last
+    // wave to the scheduler with the rest, whose balanced tail spreads them over the lanes.
+    let extra = n % start.lanes;
+    let plan = !forced && total / n.max(1) / F::BLOCK >= schedule::plan_min_blocks(&start);
+    let waved = if plan && extra > 0 {
+        n.saturating_sub(start.lanes + extra)
+    } else {
+        n - extra
+    };
+    let rest = if waved == 0 {
+        order
+    } else {
+        let mut rest = waves::run::<F>(&start, iv, msgs, &order[..waved], &mut done);
+        rest.extend_from_slice(&order[waved..]);
+        rest
+    };
+    let start = if forced || rest.len() == n {
+        Some(start)
+    } else {
+        let total = rest.iter().map(|&i| msgs[i].len()).sum();
+        lanes_for::<F>(kernels, rest.len(), total)
+    };
+    let jobs = rest.into_iter().map(|i| (i, Job::message(iv, msgs[i])));
+    match start {
+        Some(start) => schedule::run::<F>(kernels, start, !forced, jobs, &mut done),
+        None => jobs.for_each(|(i, job)| done(i, &job.run_single())),
+    }
     out.into_iter()
         .map(|d| d.expect("every message finished"))
         .collect()
 }
 
-/// The kernel a batch of `n` messages of `total` bytes starts on, and its estimated GB/s
-/// for them: the one named by `forced` (`None` if there is no such kernel), else the
-/// fastest for them.
-fn start_kernel<F: Family>(
+/// The kernel `n` messages of `total` bytes start on, or `None` if they are done sooner
+/// one at a time.
+fn lanes_for<F: Family>(
     kernels: &[LaneKernel<F::Word>],
     n: usize,
     total: usize,
-    forced: Option<&str>,
-) -> Option<(LaneKernel<F::Word>, f32)> {
-    match forced {
-        Some(name) => kernels
-            .iter()
-            .find(|k| k.name == name)
-            .map(|k| (*k, k.rate_with(n))),
-        None => Some(best_for(kernels, n, total / n.max(1) / F::BLOCK, F::BLOCK)),
-    }
+) -> Option<LaneKernel<F::Word>> {
+    let (start, rate) = best_for(kernels, n, total / n.max(1) / F::BLOCK, F::BLOCK);
+    (start.lanes > 1 && !single_is_faster(kernels, &start, rate, n, total)).then_some(start)
 }
 
 /// Fixed costs in nanoseconds of a batch through the lanes: per call, per lane of the
@@ -216,19 +236,21 @@ fn run(alg: Algorithm, msgs: &[&[u8]], f: Features, forced: Option<&str>) -> Opt
             &built
         };
         let total: usize = msgs.iter().map(|m| m.len()).sum();
-        let (start, rate) = start_kernel::<F>(kernels, msgs.len(), total, forced)?;
-        // Too few messages for any multi-lane kernel to win: skip the lane bookkeeping
-        // so a lone message costs what the single-stream path costs.
-        if forced.is_none()
-            && (start.lanes == 1 || single_is_faster(kernels, &start, rate, msgs.len(), total))
-        {
-            return Some(msgs.iter().map(|m| hash(alg, m)).collect());
-        }
+        let start = match forced {
+            Some(name) => *kernels.iter().find(|k| k.name == name)?,
+            None => match lanes_for::<F>(kernels, msgs.len(), total) {
+                Some(k) => k,
+                // Too few messages for any multi-lane kernel to win: skip the lane
+                // bookkeeping so a lone message costs what the single-stream path costs.
+                None => return Some(msgs.iter().map(|m| hash(alg, m)).collect()),
+            },
+        };
         let forced = forced.is_some();
         Some(run_batch::<F>(
             iv,
             alg.digest_len(),
             msgs,
+            total,
             kernels,
             start,
             forced,
@@ -356,24 +378,41 @@ mod tests {
             portable_lanes::<Md5>("p16", 16, 7.0),
             portable_lanes::<Md5>("p64", 64, 19.0),
         ];
-        for count in [0usize, 1, 2, 3, 5, 15, 16, 17, 33, 63, 64, 65, 200] {
+        // Random lengths, and equal ones (whole waves, then the scheduler for the rest).
+        let counts = [0usize, 1, 2, 3, 5, 15, 16, 17, 33, 63, 64, 65, 200];
+        for (count, equal) in counts.into_iter().flat_map(|c| [(c, false), (c, true)]) {
+            let len = rng.random_range(0..2000);
             let msgs: Vec<Vec<u8>> = (0..count)
                 .map(|_| {
-                    (0..rng.random_range(0..2000))
-                        .map(|_| rng.random())
-                        .collect()
+                    let len = if equal {
+                        len
+                    } else {
+                        rng.random_range(0..2000)
+                    };
+                    (0..len).map(|_| rng.random()).collect()
                 })
                 .collect();
             let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
             let total: usize = msgs.iter().map(|m| m.len()).sum();
             for forced in [None, Some("p4"), Some("p64")] {
-                let (start, _) = start_kernel::<Md5>(&ks, count, total, forced).unwrap();
-                let got = run_batch::<Md5>(crate::md5::IV, 16, &refs, &ks, start, forced.is_some());
+                let start = match forced {
+                    Some(name) => *ks.iter().find(|k| k.name == name).unwrap(),
+                    None => lanes_for::<Md5>(&ks, count, total).unwrap_or(ks[0]),
+                };
+                let got = run_batch::<Md5>(
+                    crate::md5::IV,
+                    16,
+                    &refs,
+                    total,
+                    &ks,
+                    start,
+                    forced.is_some(),
+                );
                 for (m, d) in msgs.iter().zip(&got) {
                     assert_eq!(
                         *d,
                         hash(Algorithm::Md5, m),
-                        "count {count} forced {forced:?}"
+                        "count {count} equal {equal} forced {forced:?}"
                     );
                 }
             }
@@ -393,17 +432,11 @@ mod tests {
             portable_lanes::<Md5>("p4", 4, 1.22 * single.est_gbps),
         ];
         for count in 5..=7 {
-            let total = count * 16 * 1024;
-            let (start, rate) = start_kernel::<Md5>(&ks, count, total, None).unwrap();
-            assert_eq!(start.name, "p4", "{count} messages");
-            assert!(
-                !single_is_faster(&ks, &start, rate, count, total),
-                "{count} messages"
-            );
+            let start = lanes_for::<Md5>(&ks, count, count * 16 * 1024);
+            assert_eq!(start.map(|k| k.name), Some("p4"), "{count} messages");
         }
         // Short ones are still done one at a time where the lanes' fixed cost dominates.
-        let (start, rate) = start_kernel::<Md5>(&ks, 2, 128, None).unwrap();
-        assert!(start.lanes == 1 || single_is_faster(&ks, &start, rate, 2, 128));
+        assert!(lanes_for::<Md5>(&ks, 2, 128).is_none());
     }
 
     /// One algorithm of each Merkle–Damgård family with lane kernels.
@@ -430,6 +463,65 @@ mod tests {
                     })
                     .collect();
                 check(alg, None, &msgs);
+            }
+        }
+    }
+
+    /// Whole waves (`waves.rs`) on every kernel: each length 0..=300 in every lane, the
+    /// lanes' contents differing; lanes of one shape but different lengths; and one
+    /// message more than the lanes (a wave, then the scheduler).
+    #[test]
+    fn waves_of_one_shape() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        let pool: Vec<u8> = (0..800).map(|_| rng.random()).collect();
+        for &alg in Algorithm::LANED {
+            let block = if alg.digest_len() > 32 { 128 } else { 64 };
+            for k in kernels(alg) {
+                for len in 0..=300usize {
+                    // Tails with as many padded blocks as `len`'s: one while the
+                    // length field (an eighth of a block) still fits.
+                    let (tail, fits) = (len % block, block - block / 8);
+                    let room = if tail < fits { 0..fits } else { fits..block };
+                    for (count, same) in [(k.lanes, true), (k.lanes, false), (k.lanes + 1, true)] {
+                        let msgs: Vec<Vec<u8>> = (0..count)
+                            .map(|p| {
+                                let len = if same {
+                                    len
+                                } else {
+                                    len - tail + rng.random_range(room.clone())
+                                };
+                                let off = (len + 3 * p) % 397;
+                                pool[off..off + len].to_vec()
+                            })
+                            .collect();
+                        check(alg, Some(k.name), &msgs);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Equal messages, and two groups of equal messages, at every count to 70 on the auto
+    /// path: whole waves, then the scheduler for what is left (past a multiple of the
+    /// lanes, long ones hand their last wave over too); lengths around the one-block
+    /// padding limit and the longest waved message.
+    #[test]
+    fn equal_messages_every_count_auto() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+        let pool: Vec<u8> = (0..(9000 + 70 * 31)).map(|_| rng.random()).collect();
+        for alg in FAMILIES {
+            for len in [0, 55, 56, 64, 1000, 4097, 8195, 8300] {
+                for count in 1..=70 {
+                    for mixed in [false, true] {
+                        let msgs: Vec<Vec<u8>> = (0..count)
+                            .map(|i| {
+                                let len = if mixed && i % 2 == 1 { len / 3 } else { len };
+                                pool[i * 31..][..len].to_vec()
+                            })
+                            .collect();
+                        check(alg, None, &msgs);
+                    }
+                }
             }
         }
     }

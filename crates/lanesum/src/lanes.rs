@@ -379,6 +379,27 @@ fn split_calls<W: Copy>(
     }
 }
 
+/// Lane `l`'s chaining state, out of the word-major columns of `lanes` lanes.
+pub(crate) fn lane_state<F: Family>(state: &[F::Word], lanes: usize, l: usize) -> F::State {
+    let mut s = F::State::default();
+    for (w, v) in s.as_mut().iter_mut().enumerate() {
+        *v = state[w * lanes + l];
+    }
+    s
+}
+
+/// Puts `s` into lane `l` of the word-major columns of `lanes` lanes.
+pub(crate) fn set_lane_state<F: Family>(
+    state: &mut [F::Word],
+    lanes: usize,
+    l: usize,
+    s: &F::State,
+) {
+    for (w, &v) in s.as_ref().iter().enumerate() {
+        state[w * lanes + l] = v;
+    }
+}
+
 /// The one-lane kernel over a family's single-stream compression (scalar, or SHA-NI
 /// through the family's own dispatch).
 pub(crate) fn single_stream<F: Family>(features: Features) -> LaneKernel<F::Word> {

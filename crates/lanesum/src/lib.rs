@@ -25,6 +25,7 @@ mod merkle_damgard;
 pub mod modes;
 mod schedule;
 mod stream_batch;
+mod waves;
 
 mod blake2;
 mod blake3;

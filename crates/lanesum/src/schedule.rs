@@ -26,7 +26,7 @@
 
 use std::cell::Cell;
 
-use crate::lanes::{plan_ns, DataSwitch, LaneKernel, StateSwitch, Switches, NO_SLOT};
+use crate::lanes::{self, plan_ns, DataSwitch, LaneKernel, StateSwitch, Switches, NO_SLOT};
 use crate::merkle_damgard::{pad_final, padded_len, Family, MAX_BLOCK};
 
 pub(crate) use crate::lanes::MAX_LANES;
@@ -54,7 +54,7 @@ const STAGGER_MIN_RATIO: usize = 32;
 /// loads and stores inside the call rather than a call.
 const PLAN_MIN_BLOCKS_SWITCHED: usize = 64;
 
-fn plan_min_blocks<W: Copy>(k: &LaneKernel<W>) -> usize {
+pub(crate) fn plan_min_blocks<W: Copy>(k: &LaneKernel<W>) -> usize {
     if k.switches_in_kernel() {
         PLAN_MIN_BLOCKS_SWITCHED
     } else {
@@ -586,17 +586,32 @@ struct Lanes<'a, F: Family, D> {
     done: D,
 }
 
+/// This thread's spare per-lane padding buffers (see `SPARE_TAILS`), at least `n` of
+/// them; hand them back with [`keep_tails`].
+pub(crate) fn take_tails(n: usize) -> Vec<[u8; 2 * MAX_BLOCK]> {
+    let mut tails = SPARE_TAILS.take();
+    if tails.len() < n {
+        // Only `pad_final` writes them before they are read.
+        tails.resize(n, [0; 2 * MAX_BLOCK]);
+    }
+    tails
+}
+
+/// Keeps `tails` for the next batch on this thread, unless a larger set is kept already.
+pub(crate) fn keep_tails(tails: Vec<[u8; 2 * MAX_BLOCK]>) {
+    SPARE_TAILS.with(|spare| {
+        let kept = spare.take();
+        spare.set(if tails.len() > kept.len() {
+            tails
+        } else {
+            kept
+        });
+    });
+}
+
 impl<F: Family, D> Drop for Lanes<'_, F, D> {
     fn drop(&mut self) {
-        let tails = std::mem::take(&mut self.tails);
-        SPARE_TAILS.with(|spare| {
-            let kept = spare.take();
-            spare.set(if tails.len() > kept.len() {
-                tails
-            } else {
-                kept
-            });
-        });
+        keep_tails(std::mem::take(&mut self.tails));
     }
 }
 
@@ -621,7 +636,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             busy: 0,
             clock: 0,
             // Reused between batches (see `SPARE_TAILS`).
-            tails: SPARE_TAILS.take(),
+            tails: take_tails(0),
             done,
         };
         s.resize(kernel);
@@ -668,7 +683,6 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         self.lanes.resize(n, IDLE);
         self.lanes[busy..].fill(IDLE);
         if self.tails.len() < n {
-            // Only `pad_final` writes them before they are read.
             self.tails.resize(n, [0; 2 * MAX_BLOCK]);
         }
         self.odd = if n == MAX_LANES { !0 } else { (1u64 << n) - 1 };
@@ -704,19 +718,11 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
 
     /// Lane `l`'s chaining state, out of the word-major columns.
     fn lane_state(&self, l: usize) -> F::State {
-        let n = self.lanes.len();
-        let mut s = F::State::default();
-        for (w, v) in s.as_mut().iter_mut().enumerate() {
-            *v = self.state[w * n + l];
-        }
-        s
+        lanes::lane_state::<F>(&self.state, self.lanes.len(), l)
     }
 
     fn set_lane_state(&mut self, l: usize, s: &F::State) {
-        let n = self.lanes.len();
-        for (w, &v) in s.as_ref().iter().enumerate() {
-            self.state[w * n + l] = v;
-        }
+        lanes::set_lane_state::<F>(&mut self.state, self.lanes.len(), l, s);
     }
 
     /// Lane `l` has nothing to do.
