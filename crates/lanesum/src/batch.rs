@@ -1,9 +1,11 @@
 //! `hash_many`: many whole messages through the SIMD lanes.
 //!
-//! The scheduler keeps every lane busy: messages are taken longest first, a lane whose
+//! Messages are taken longest first. Short ones of one shape fill whole waves of lanes
+//! (`waves`); the scheduler takes the rest and keeps every lane busy: a lane whose
 //! message ends takes the next one at once, padding is done in-lane from a small per-lane
 //! tail buffer, and once the queue is empty it moves the remaining messages to whichever
-//! kernel is fastest for that many (down to SHA-NI or scalar single-stream).
+//! kernel is fastest for that many (down to SHA-NI or scalar single-stream). Too few
+//! messages for any lanes to pay go one at a time.
 
 use std::sync::OnceLock;
 
@@ -113,8 +115,9 @@ pub fn hash_many_with(alg: Algorithm, kernel: &str, msgs: &[&[u8]]) -> Option<Ve
 
 /// Whole messages (`total` bytes) through the lanes, starting on `start`, longest first
 /// (the end of the batch, where lanes run empty, then holds short messages): short ones
-/// of one shape in whole waves, the rest through the scheduler. A forced kernel keeps
-/// submission order so tests can place messages in lanes.
+/// of one shape in whole waves, the rest through the scheduler, or one at a time if
+/// they are too few for lanes to pay. A forced kernel keeps submission order so tests
+/// can place messages in lanes, and runs everything.
 fn run_batch<F: Family>(
     iv: F::State,
     out_len: usize,
@@ -137,7 +140,7 @@ fn run_batch<F: Family>(
     // Whole waves only; and past a multiple of the lanes, long messages leave their last
     // wave to the scheduler with the rest, whose balanced tail spreads them over the lanes.
     let extra = n % start.lanes;
-    let plan = !forced && total / n.max(1) / F::BLOCK >= schedule::plan_min_blocks(&start);
+    let plan = !forced && blocks_each::<F>(total, n) >= schedule::plan_min_blocks(&start);
     let waved = if plan && extra > 0 {
         n.saturating_sub(start.lanes + extra)
     } else {
@@ -173,8 +176,13 @@ fn lanes_for<F: Family>(
     n: usize,
     total: usize,
 ) -> Option<LaneKernel<F::Word>> {
-    let (start, rate) = best_for(kernels, n, total / n.max(1) / F::BLOCK, F::BLOCK);
+    let (start, rate) = best_for(kernels, n, blocks_each::<F>(total, n), F::BLOCK);
     (start.lanes > 1 && !single_is_faster(kernels, &start, rate, n, total)).then_some(start)
+}
+
+/// Whole blocks of `n` messages of `total` bytes, on average.
+fn blocks_each<F: Family>(total: usize, n: usize) -> usize {
+    total / n.max(1) / F::BLOCK
 }
 
 /// Fixed costs in nanoseconds of a batch through the lanes: per call, per lane of the
@@ -302,7 +310,8 @@ mod tests {
     /// Every length 0..=300 in every lane position of every kernel: one batch per `r` of
     /// exactly `lanes` messages (forced kernels keep submission order, so message `p` runs
     /// in lane `p`), lane `p` getting length `(r + 37 p) mod 301`: each lane sees every
-    /// length while its neighbours end at other times.
+    /// length while its neighbours end at other times. (Lanes of one shape, and every
+    /// batch of a one-lane kernel, run as a wave: see `waves_of_one_shape`.)
     #[test]
     fn every_length_in_every_lane_position() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
@@ -378,10 +387,12 @@ mod tests {
             portable_lanes::<Md5>("p16", 16, 7.0),
             portable_lanes::<Md5>("p64", 64, 19.0),
         ];
-        // Random lengths, and equal ones (whole waves, then the scheduler for the rest).
+        // Random lengths, and equal ones: whole waves, then the scheduler for the rest;
+        // long enough for the balanced tail (over 64 blocks), the last wave joins them.
         let counts = [0usize, 1, 2, 3, 5, 15, 16, 17, 33, 63, 64, 65, 200];
+        let before = crate::waves::WAVES.get();
         for (count, equal) in counts.into_iter().flat_map(|c| [(c, false), (c, true)]) {
-            let len = rng.random_range(0..2000);
+            let len = rng.random_range(if count % 2 == 0 { 0..2000 } else { 8192..8256 });
             let msgs: Vec<Vec<u8>> = (0..count)
                 .map(|_| {
                     let len = if equal {
@@ -417,6 +428,7 @@ mod tests {
                 }
             }
         }
+        assert!(crate::waves::WAVES.get() > before);
     }
 
     /// A narrow kernel that gains little over the single-stream path (SHA-NI x4 on an
@@ -475,7 +487,7 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(13);
         let pool: Vec<u8> = (0..800).map(|_| rng.random()).collect();
         for &alg in Algorithm::LANED {
-            let block = if alg.digest_len() > 32 { 128 } else { 64 };
+            let block = alg.block_len();
             for k in kernels(alg) {
                 for len in 0..=300usize {
                     // Tails with as many padded blocks as `len`'s: one while the
@@ -483,6 +495,7 @@ mod tests {
                     let (tail, fits) = (len % block, block - block / 8);
                     let room = if tail < fits { 0..fits } else { fits..block };
                     for (count, same) in [(k.lanes, true), (k.lanes, false), (k.lanes + 1, true)] {
+                        let before = crate::waves::WAVES.get();
                         let msgs: Vec<Vec<u8>> = (0..count)
                             .map(|p| {
                                 let len = if same {
@@ -495,6 +508,8 @@ mod tests {
                             })
                             .collect();
                         check(alg, Some(k.name), &msgs);
+                        let waves = crate::waves::WAVES.get() - before;
+                        assert_eq!(waves, count / k.lanes, "{alg} {} len {len}", k.name);
                     }
                 }
             }
@@ -508,14 +523,14 @@ mod tests {
     #[test]
     fn equal_messages_every_count_auto() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(17);
-        let pool: Vec<u8> = (0..(9000 + 70 * 31)).map(|_| rng.random()).collect();
+        let pool: Vec<u8> = (0..(8500 + 70 * 31)).map(|_| rng.random()).collect();
         for alg in FAMILIES {
             for len in [0, 55, 56, 64, 1000, 4097, 8195, 8300] {
                 for count in 1..=70 {
                     for mixed in [false, true] {
                         let msgs: Vec<Vec<u8>> = (0..count)
                             .map(|i| {
-                                let len = if mixed && i % 2 == 1 { len / 3 } else { len };
+                                let len = if mixed && i % 2 == 1 { len + 200 } else { len };
                                 pool[i * 31..][..len].to_vec()
                             })
                             .collect();

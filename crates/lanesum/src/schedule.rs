@@ -485,11 +485,11 @@ fn plan_length<W: Copy>(
 /// the last partial wave on the fastest kernel wide enough for it (33 SHA-256 messages:
 /// 32 in 32 lanes, then one on SHA-NI, rather than three waves of a 16-lane kernel).
 pub(crate) fn best<W: Copy>(kernels: &[LaneKernel<W>], busy: usize) -> LaneKernel<W> {
-    best_by(kernels, waves(kernels, busy)).0
+    best_by(kernels, wave_rate(kernels, busy)).0
 }
 
 /// How [`best`] rates a kernel for `busy` messages.
-fn waves<W: Copy>(
+fn wave_rate<W: Copy>(
     kernels: &[LaneKernel<W>],
     busy: usize,
 ) -> impl FnMut(&LaneKernel<W>) -> f32 + '_ {
@@ -528,7 +528,7 @@ pub(crate) fn best_for<W: Copy>(
     blocks: usize,
     block_len: usize,
 ) -> (LaneKernel<W>, f32) {
-    let mut waves = waves(kernels, busy);
+    let mut waves = wave_rate(kernels, busy);
     best_by(kernels, |k| {
         if blocks >= plan_min_blocks(k) {
             k.rate_balanced(busy, blocks * block_len)
@@ -683,6 +683,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         self.lanes.resize(n, IDLE);
         self.lanes[busy..].fill(IDLE);
         if self.tails.len() < n {
+            // Only `pad_final` writes them before they are read.
             self.tails.resize(n, [0; 2 * MAX_BLOCK]);
         }
         self.odd = if n == MAX_LANES { !0 } else { (1u64 << n) - 1 };
