@@ -1,6 +1,6 @@
 //! `hash_many`: many whole messages through the SIMD lanes.
 //!
-//! Messages are taken longest first. Short ones of one shape fill whole waves of lanes
+//! Messages are taken longest first. Short ones of one shape fill waves of lanes
 //! (`waves`); the scheduler takes the rest and keeps every lane busy: a lane whose
 //! message ends takes the next one at once, padding is done in-lane from a small per-lane
 //! tail buffer, and once the queue is empty it moves the remaining messages to whichever
@@ -115,9 +115,10 @@ pub fn hash_many_with(alg: Algorithm, kernel: &str, msgs: &[&[u8]]) -> Option<Ve
 
 /// Whole messages (`total` bytes) through the lanes, starting on `start`, longest first
 /// (the end of the batch, where lanes run empty, then holds short messages): short ones
-/// of one shape in whole waves, the rest through the scheduler, or one at a time if
-/// they are too few for lanes to pay. A forced kernel keeps submission order so tests
-/// can place messages in lanes, and runs everything.
+/// of one shape in whole waves, the rest through the scheduler, or as one partial wave
+/// if they fit one and share a shape, or one at a time if they are too few for lanes to
+/// pay. A forced kernel keeps submission order so tests can place messages in lanes,
+/// and runs everything, its remainder through the scheduler.
 fn run_batch<F: Family>(
     iv: F::State,
     out_len: usize,
@@ -149,7 +150,7 @@ fn run_batch<F: Family>(
     let rest = if waved == 0 {
         order
     } else {
-        let mut rest = waves::run::<F>(&start, iv, msgs, &order[..waved], &mut done);
+        let mut rest = waves::run::<F>(&start, iv, msgs, &order[..waved], false, &mut done);
         rest.extend_from_slice(&order[waved..]);
         rest
     };
@@ -158,6 +159,13 @@ fn run_batch<F: Family>(
     } else {
         let total = rest.iter().map(|&i| msgs[i].len()).sum();
         lanes_for::<F>(kernels, rest.len(), total)
+    };
+    let rest = match start {
+        // What fits one call of its kernel, of one shape, runs as one partial wave.
+        Some(k) if !forced && rest.len() < k.lanes => {
+            waves::run::<F>(&k, iv, msgs, &rest, true, &mut done)
+        }
+        _ => rest,
     };
     let jobs = rest.into_iter().map(|i| (i, Job::message(iv, msgs[i])));
     match start {
@@ -429,6 +437,42 @@ mod tests {
             }
         }
         assert!(crate::waves::WAVES.get() > before);
+    }
+
+    /// Fewer messages than the lanes, of one shape, run as one partial wave (spare lanes
+    /// repeating a message); of several shapes, through the scheduler.
+    #[test]
+    fn a_short_remainder_runs_as_a_partial_wave() {
+        use crate::lanes::testing::portable_lanes;
+        use crate::waves::WAVES;
+        let ks = vec![
+            crate::lanes::single_stream::<Md5>(Features::PORTABLE),
+            portable_lanes::<Md5>("p16", 16, 7.0),
+        ];
+        let pool: Vec<u8> = (0..4000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        for lens in [
+            [100; 5],
+            [0; 5],
+            [64; 5],
+            [1000, 1000, 999, 998, 960],
+            [9, 9, 9, 9, 200],
+        ] {
+            let msgs: Vec<&[u8]> = lens
+                .iter()
+                .enumerate()
+                .map(|(i, &l)| &pool[i * 7..][..l])
+                .collect();
+            let total = lens.iter().sum();
+            let before = WAVES.get();
+            let got = run_batch::<Md5>(crate::md5::IV, 16, &msgs, total, &ks, ks[1], false);
+            let one_shape = lens
+                .iter()
+                .all(|&l| l / 64 == lens[0] / 64 && (l % 64 < 56) == (lens[0] % 64 < 56));
+            assert_eq!(WAVES.get() - before, usize::from(one_shape), "{lens:?}");
+            for (m, d) in msgs.iter().zip(&got) {
+                assert_eq!(*d, hash(Algorithm::Md5, m), "{lens:?}");
+            }
+        }
     }
 
     /// A narrow kernel that gains little over the single-stream path (SHA-NI x4 on an

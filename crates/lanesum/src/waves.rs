@@ -1,7 +1,7 @@
-//! Messages of one shape through the lanes in whole waves, without the scheduler.
+//! Messages of one shape through the lanes in waves, without the scheduler.
 //!
-//! A wave is one message per lane, all with the same number of whole blocks and of
-//! padded final blocks. It starts every lane from the IV and runs as a kernel call over
+//! A wave is one message per lane (a partial one leaves some lanes spare), all with the
+//! same number of whole blocks and of padded final blocks. It starts every lane from the IV and runs as a kernel call over
 //! the messages' whole blocks (if any) and one over their padded ends, so nothing is
 //! tracked per lane. The scheduler's tracking costs ~20 ns a message (Intel Xeon, 64 x
 //! 64 B MD5 on 16 lanes: 1.9 us a batch, 0.6 of it hashing), which counts for messages
@@ -33,20 +33,23 @@ fn shape<F: Family>(len: usize) -> (usize, usize) {
 
 /// Hashes, from `iv`, each chunk of `k.lanes` messages of `order` (taken in turn) whose
 /// messages share one shape of at most [`MAX_BODY_BLOCKS`] whole blocks, passing each
-/// final state to `done(index, state)`; returns the other messages, in order.
+/// final state to `done(index, state)`; returns the other messages, in order. With
+/// `partial`, a last chunk with fewer messages than lanes runs too (as the scheduler
+/// would run it, every message in a lane of one call).
 pub(crate) fn run<F: Family>(
     k: &LaneKernel<F::Word>,
     iv: F::State,
     msgs: &[&[u8]],
     order: &[usize],
+    partial: bool,
     done: impl FnMut(usize, &F::State),
 ) -> Vec<usize> {
     // The pointer arrays live on the stack, sized to the kernel (as in `Lanes::step`).
     match k.lanes {
-        0..=8 => run_n::<F, 8>(k, iv, msgs, order, done),
-        9..=16 => run_n::<F, 16>(k, iv, msgs, order, done),
-        17..=32 => run_n::<F, 32>(k, iv, msgs, order, done),
-        _ => run_n::<F, MAX_LANES>(k, iv, msgs, order, done),
+        0..=8 => run_n::<F, 8>(k, iv, msgs, order, partial, done),
+        9..=16 => run_n::<F, 16>(k, iv, msgs, order, partial, done),
+        17..=32 => run_n::<F, 32>(k, iv, msgs, order, partial, done),
+        _ => run_n::<F, MAX_LANES>(k, iv, msgs, order, partial, done),
     }
 }
 
@@ -55,6 +58,7 @@ fn run_n<F: Family, const N: usize>(
     iv: F::State,
     msgs: &[&[u8]],
     order: &[usize],
+    partial: bool,
     mut done: impl FnMut(usize, &F::State),
 ) -> Vec<usize> {
     let n = k.lanes;
@@ -64,7 +68,7 @@ fn run_n<F: Family, const N: usize>(
     let mut tails = Vec::new();
     for wave in order.chunks(n) {
         let (body, pad) = shape::<F>(msgs[wave[0]].len());
-        let uniform = wave.len() == n
+        let uniform = (wave.len() == n || partial)
             && body <= MAX_BODY_BLOCKS
             && wave
                 .iter()
@@ -83,11 +87,15 @@ fn run_n<F: Family, const N: usize>(
             state[w * n..][..n].fill(v);
         }
         let cut = body * F::BLOCK;
+        // Spare lanes of a partial wave repeat the first message; their state is never read.
+        let used = wave.len();
         let mut ptrs: [&[u8]; N] = [&[]; N];
         if body > 0 {
             for (p, &i) in ptrs.iter_mut().zip(wave) {
                 *p = &msgs[i][..cut];
             }
+            let first = ptrs[0];
+            ptrs[used..n].fill(first);
             k.compress(&mut state, F::WORDS, F::BLOCK, &ptrs[..n], body);
         }
         let len = msgs[wave[0]].len();
@@ -100,9 +108,11 @@ fn run_n<F: Family, const N: usize>(
                 let m = msgs[i];
                 pad_final::<F>(&m[cut..], m.len() as u64, tail);
             }
-            for (p, tail) in ptrs.iter_mut().zip(&tails) {
+            for (p, tail) in ptrs[..used].iter_mut().zip(&tails) {
                 *p = &tail[..pad * F::BLOCK];
             }
+            let first = ptrs[0];
+            ptrs[used..n].fill(first);
         }
         k.compress(&mut state, F::WORDS, F::BLOCK, &ptrs[..n], pad);
         for (l, &i) in wave.iter().enumerate() {
