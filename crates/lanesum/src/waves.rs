@@ -1,12 +1,13 @@
 //! Messages of one shape through the lanes in waves, without the scheduler.
 //!
 //! A wave is one message per lane (a partial one leaves some lanes spare), all with the
-//! same number of whole blocks and of padded final blocks. It starts every lane from the IV and runs as a kernel call over
-//! the messages' whole blocks (if any) and one over their padded ends, so nothing is
-//! tracked per lane. The scheduler's tracking costs ~20 ns a message (Intel Xeon, 64 x
-//! 64 B MD5 on 16 lanes: 1.9 us a batch, 0.6 of it hashing), which counts for messages
-//! up to a few KiB (see [`MAX_BODY_BLOCKS`]); longer ones go to the scheduler, whose
-//! staggered lane starts (`Lanes::stagger`) then win more than a wave saves.
+//! same number of whole blocks and of padded final blocks. It starts every lane from the
+//! IV and runs as a kernel call over the messages' whole blocks (if any) and one over
+//! their padded ends, so nothing is tracked per lane. The scheduler's tracking costs
+//! ~20 ns a message (Intel Xeon, 64 x 64 B MD5 on 16 lanes: 1.9 us a batch, 0.6 of it
+//! hashing), which counts for messages up to a few KiB (see [`MAX_BODY_BLOCKS`]); longer
+//! ones go to the scheduler, whose staggered lane starts (`Lanes::stagger`) then win
+//! more than a wave saves.
 
 use crate::lanes::{self, LaneKernel, MAX_LANES};
 use crate::merkle_damgard::{pad_final, padded_len, Family};
