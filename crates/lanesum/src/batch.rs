@@ -136,6 +136,7 @@ fn run_batch<F: Family>(
     }
     let mut out: Vec<Option<Digest>> = vec![None; n];
     let mut done = |i: usize, state: &F::State| {
+        debug_assert!(out[i].is_none(), "message {i} hashed twice");
         out[i] = Some(digest_of::<F>(state, out_len));
     };
     // Whole waves only; and past a multiple of the lanes, long messages leave their last
@@ -147,12 +148,12 @@ fn run_batch<F: Family>(
     } else {
         n - extra
     };
-    let rest = if waved == 0 {
-        order
-    } else {
-        let mut rest = waves::run::<F>(&start, iv, msgs, &order[..waved], false, &mut done);
-        rest.extend_from_slice(&order[waved..]);
-        rest
+    let rest = match waves::run::<F>(&start, iv, msgs, &order[..waved], false, &mut done) {
+        None => order,
+        Some(mut rest) => {
+            rest.extend_from_slice(&order[waved..]);
+            rest
+        }
     };
     let start = if forced || rest.len() == n {
         Some(start)
@@ -163,7 +164,7 @@ fn run_batch<F: Family>(
     let rest = match start {
         // What fits one call of its kernel, of one shape, runs as one partial wave.
         Some(k) if !forced && rest.len() < k.lanes => {
-            waves::run::<F>(&k, iv, msgs, &rest, true, &mut done)
+            waves::run::<F>(&k, iv, msgs, &rest, true, &mut done).unwrap_or(rest)
         }
         _ => rest,
     };

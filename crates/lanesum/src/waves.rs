@@ -34,9 +34,10 @@ fn shape<F: Family>(len: usize) -> (usize, usize) {
 
 /// Hashes, from `iv`, each chunk of `k.lanes` messages of `order` (taken in turn) whose
 /// messages share one shape of at most [`MAX_BODY_BLOCKS`] whole blocks, passing each
-/// final state to `done(index, state)`; returns the other messages, in order. With
-/// `partial`, a last chunk with fewer messages than lanes runs too (as the scheduler
-/// would run it, every message in a lane of one call).
+/// final state to `done(index, state)`; returns the other messages, in order (`None`:
+/// nothing ran, all of them are left). With `partial`, a last chunk with fewer messages
+/// than lanes runs too (as the scheduler would run it, every message in a lane of one
+/// call).
 pub(crate) fn run<F: Family>(
     k: &LaneKernel<F::Word>,
     iv: F::State,
@@ -44,7 +45,7 @@ pub(crate) fn run<F: Family>(
     order: &[usize],
     partial: bool,
     done: impl FnMut(usize, &F::State),
-) -> Vec<usize> {
+) -> Option<Vec<usize>> {
     // The pointer arrays live on the stack, sized to the kernel (as in `Lanes::step`).
     match k.lanes {
         0..=8 => run_n::<F, 8>(k, iv, msgs, order, partial, done),
@@ -61,22 +62,32 @@ fn run_n<F: Family, const N: usize>(
     order: &[usize],
     partial: bool,
     mut done: impl FnMut(usize, &F::State),
-) -> Vec<usize> {
+) -> Option<Vec<usize>> {
     let n = k.lanes;
     assert!(n <= N);
+    // Filled once a wave has run (before, every message passed over is `order`'s prefix).
     let mut rest = Vec::new();
+    let mut any = false;
     let mut state = Vec::new();
     let mut tails = Vec::new();
-    for wave in order.chunks(n) {
+    for (c, wave) in order.chunks(n).enumerate() {
         let (body, pad) = shape::<F>(msgs[wave[0]].len());
+        // The last first: longest first, a chunk of two shapes mostly differs there.
         let uniform = (wave.len() == n || partial)
             && body <= MAX_BODY_BLOCKS
+            && shape::<F>(msgs[wave[wave.len() - 1]].len()) == (body, pad)
             && wave
                 .iter()
                 .all(|&i| shape::<F>(msgs[i].len()) == (body, pad));
         if !uniform {
-            rest.extend_from_slice(wave);
+            if any {
+                rest.extend_from_slice(wave);
+            }
             continue;
+        }
+        if !any {
+            any = true;
+            rest.extend_from_slice(&order[..c * n]);
         }
         #[cfg(test)]
         WAVES.set(WAVES.get() + 1);
@@ -123,5 +134,5 @@ fn run_n<F: Family, const N: usize>(
     if !tails.is_empty() {
         keep_tails(tails);
     }
-    rest
+    any.then_some(rest)
 }
