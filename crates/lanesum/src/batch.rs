@@ -157,21 +157,29 @@ fn run_batch<F: Family>(
     };
     let start = if forced || rest.len() == n {
         Some(start)
+    } else if rest.is_empty() {
+        None
     } else {
         let total = rest.iter().map(|&i| msgs[i].len()).sum();
         lanes_for::<F>(kernels, rest.len(), total)
     };
-    let rest = match start {
-        // What fits one call of its kernel, of one shape, runs as one partial wave.
-        Some(k) if !forced && rest.len() < k.lanes => {
-            waves::run::<F>(&k, iv, msgs, &rest, true, &mut done).unwrap_or(rest)
-        }
-        _ => rest,
-    };
-    let jobs = rest.into_iter().map(|i| (i, Job::message(iv, msgs[i])));
+    let job = |i: usize| (i, Job::message(iv, msgs[i]));
     match start {
-        Some(start) => schedule::run::<F>(kernels, start, !forced, jobs, &mut done),
-        None => jobs.for_each(|(i, job)| done(i, &job.run_single())),
+        Some(k) => {
+            // What fits one call of its kernel, of one shape, runs as one partial wave.
+            let rest = if !forced && rest.len() < k.lanes {
+                waves::run::<F>(&k, iv, msgs, &rest, true, &mut done).unwrap_or(rest)
+            } else {
+                rest
+            };
+            if !rest.is_empty() {
+                schedule::run::<F>(kernels, k, !forced, rest.into_iter().map(job), &mut done);
+            }
+        }
+        None => rest
+            .into_iter()
+            .map(job)
+            .for_each(|(i, j)| done(i, &j.run_single())),
     }
     out.into_iter()
         .map(|d| d.expect("every message finished"))

@@ -65,13 +65,14 @@ fn run_n<F: Family, const N: usize>(
 ) -> Option<Vec<usize>> {
     let n = k.lanes;
     assert!(n <= N);
-    // Filled once a wave has run (before, every message passed over is `order`'s prefix).
+    // Filled once a wave has run (before, every message passed over is `order`'s prefix);
+    // `tails` and `state` are taken for the first wave.
     let mut rest = Vec::new();
-    let mut any = false;
     let mut state = Vec::new();
     let mut tails = Vec::new();
     for (c, wave) in order.chunks(n).enumerate() {
-        let (body, pad) = shape::<F>(msgs[wave[0]].len());
+        let len = msgs[wave[0]].len();
+        let (body, pad) = shape::<F>(len);
         // The last first: longest first, a chunk of two shapes mostly differs there.
         let uniform = (wave.len() == n || partial)
             && body <= MAX_BODY_BLOCKS
@@ -80,21 +81,18 @@ fn run_n<F: Family, const N: usize>(
                 .iter()
                 .all(|&i| shape::<F>(msgs[i].len()) == (body, pad));
         if !uniform {
-            if any {
+            if !tails.is_empty() {
                 rest.extend_from_slice(wave);
             }
             continue;
         }
-        if !any {
-            any = true;
-            rest.extend_from_slice(&order[..c * n]);
-        }
-        #[cfg(test)]
-        WAVES.set(WAVES.get() + 1);
         if tails.is_empty() {
+            rest.extend_from_slice(&order[..c * n]);
             tails = take_tails(n);
             state = vec![F::Word::default(); F::WORDS * n];
         }
+        #[cfg(test)]
+        WAVES.set(WAVES.get() + 1);
         for (w, &v) in iv.as_ref().iter().enumerate() {
             state[w * n..][..n].fill(v);
         }
@@ -110,11 +108,10 @@ fn run_n<F: Family, const N: usize>(
             ptrs[used..n].fill(first);
             k.compress(&mut state, F::WORDS, F::BLOCK, &ptrs[..n], body);
         }
-        let len = msgs[wave[0]].len();
         if len == cut && wave.iter().all(|&i| msgs[i].len() == len) {
             // Whole blocks of one length: one padding for every lane.
             pad_final::<F>(&[], len as u64, &mut tails[0]);
-            ptrs[..n].fill(&tails[0][..pad * F::BLOCK]);
+            ptrs[..used].fill(&tails[0][..pad * F::BLOCK]);
         } else {
             for (tail, &i) in tails.iter_mut().zip(wave) {
                 let m = msgs[i];
@@ -123,16 +120,17 @@ fn run_n<F: Family, const N: usize>(
             for (p, tail) in ptrs[..used].iter_mut().zip(&tails) {
                 *p = &tail[..pad * F::BLOCK];
             }
-            let first = ptrs[0];
-            ptrs[used..n].fill(first);
         }
+        let first = ptrs[0];
+        ptrs[used..n].fill(first);
         k.compress(&mut state, F::WORDS, F::BLOCK, &ptrs[..n], pad);
         for (l, &i) in wave.iter().enumerate() {
             done(i, &lanes::lane_state::<F>(&state, n, l));
         }
     }
-    if !tails.is_empty() {
-        keep_tails(tails);
+    if tails.is_empty() {
+        return None;
     }
-    any.then_some(rest)
+    keep_tails(tails);
+    Some(rest)
 }
