@@ -135,6 +135,8 @@ fn apply_states<W: Copy>(
 #[derive(Clone, Copy)]
 enum Body<W: 'static> {
     Plain(CompressFn<W>),
+    // Only x86 kernels switch lanes inside a call.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     Switched(SwitchedFn<W>),
 }
 
@@ -173,6 +175,7 @@ impl<W: Copy + 'static> LaneKernel<W> {
 
     /// A kernel that switches lanes inside a call (see [`Cursor`]); the same soundness
     /// condition as [`new`](Self::new).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) const fn switched(
         name: &'static str,
         lanes: usize,
@@ -447,6 +450,7 @@ pub(crate) mod testing {
     /// call on the scalar reference: random state saves and loads (several in one lane
     /// and one block boundary too), data switches to unaligned buffers, switches at the
     /// call's first and last boundary, and calls of no blocks.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn check_switched<F: Family>(kernel: &LaneKernel<F::Word>) {
         use super::{DataSwitch, StateSwitch, Switches, NO_SLOT};
         let (words, lanes, bl) = (F::WORDS, kernel.lanes, F::BLOCK);

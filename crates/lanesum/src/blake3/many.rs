@@ -35,6 +35,7 @@ use crate::Digest;
 /// `N`-chunk SIMD kernel fills its lanes from the one message and was measured faster
 /// (AVX-512, 64 messages each: 12 KiB lanes 6.6 GB/s vs crate 5.2; 16 KiB lanes 6.6 vs
 /// crate 7.9).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const fn threshold(lanes: usize) -> usize {
     lanes * CHUNK_LEN - 1
 }
@@ -574,6 +575,7 @@ mod tests {
     type HashFn = Box<dyn Fn(&[&[u8]], usize) -> Vec<Digest>>;
     fn paths() -> Vec<(&'static str, HashFn)> {
         let f = crate::isa::active();
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut v: Vec<(&'static str, HashFn)> = vec![
             ("auto", Box::new(move |m: &[&[u8]], o| hash_many(m, o, f))),
             (
@@ -787,16 +789,17 @@ mod bench {
 
     #[test]
     #[ignore]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(clippy::vec_init_then_push))]
     fn bench() {
         #[cfg(target_arch = "x86_64")]
         if let Some(g) = kernel_only() {
             println!("avx512 kernel alone (16 x 1 KiB, no scheduling): {g:.2} GB/s");
         }
-        let f = crate::isa::active();
         type Path = (&'static str, Box<dyn Fn(&[&[u8]]) -> Vec<Digest>>);
         let mut paths: Vec<Path> = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
+            let f = crate::isa::active();
             if let Some(k) = super::super::x86_avx512::kernel(f) {
                 paths.push((
                     "avx512x16",

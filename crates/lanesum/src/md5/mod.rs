@@ -27,6 +27,7 @@ macro_rules! md5_quads {
         $quad!($i, 3, 60);
     };
 }
+#[cfg(target_arch = "x86_64")]
 pub(crate) use md5_quads;
 
 #[cfg(target_arch = "x86_64")]
@@ -204,6 +205,7 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
 
 /// Returns `x` unchanged, but the optimiser can no longer see how it was computed.
 #[inline(always)]
+#[cfg_attr(not(all(target_arch = "x86_64", not(miri))), allow(unused_mut))]
 fn opaque(mut x: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: an empty asm block that only names `x` in a register: no memory, stack or
