@@ -51,7 +51,7 @@ enum Inner {
 impl Hasher {
     /// # Panics
     /// If `alg` is a hand-built variable-length algorithm with an impossible length
-    /// (`Blake2b(0)`, `Blake2b(65)`, `Blake2s(33)`, `Blake3(0)`); names parsed with
+    /// (`Blake2b(0)`, `Blake2b(65)`, `Blake2s(33)`); names parsed with
     /// `FromStr` or built with [`Algorithm::with_bits`] are always valid.
     pub fn new(alg: Algorithm) -> Hasher {
         assert!(alg.is_valid(), "invalid output length for {alg:?}");
