@@ -392,7 +392,8 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
     let mut bsd_reversed = None;
     let mut line = Vec::new();
     let mut line_no: u64 = 0;
-    // Consecutive lines naming the same file are verified from one read of it. Lines are
+    // Consecutive lines naming the same regular file are verified from one read of it
+    // (standard input, a FIFO or a device is read again for each line). Lines are
     // gathered into a window whose files are hashed together (in SIMD lanes), then the
     // window's results and warnings are reported in line order.
     let mut group: Vec<Entry> = Vec::new();
@@ -425,7 +426,10 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
         match parse_line(&line[..len], d, &mut bsd_reversed) {
             Some(e) if !(is_stdin && e.name == b"-") => {
                 t.properly_formatted = true;
-                if group.first().is_some_and(|g| g.name != e.name) {
+                if group
+                    .first()
+                    .is_some_and(|g| g.name != e.name || !reads_alike(&e.name))
+                {
                     window.push(Pending::Group(std::mem::take(&mut group)));
                 }
                 group.push(e);
@@ -492,6 +496,12 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
         && t.mismatched == 0
         && t.unreadable == 0
         && (!opts.strict || t.misformatted == 0)
+}
+
+/// Whether two reads of the file `name` give the same bytes (unless it changes
+/// meanwhile), so that lines naming it twice in a row can share one read.
+fn reads_alike(name: &[u8]) -> bool {
+    name != b"-" && std::fs::metadata(std::ffi::OsStr::from_bytes(name)).is_ok_and(|m| m.is_file())
 }
 
 /// Lines verified together: enough files to fill every lane of every core, and for the

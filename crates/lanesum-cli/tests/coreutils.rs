@@ -292,6 +292,15 @@ fn check_matches_coreutils() {
         format!("{HELLO_MD5} a\n{HELLO_MD5}  a\n").as_bytes(),
     );
     f.write("stdin.md5", format!("{HELLO_MD5}  -\n").as_bytes());
+    // Each line reads standard input again: the second one sees it empty.
+    f.write(
+        "stdin2.md5",
+        format!("{HELLO_MD5}  -\n{HELLO_MD5}  -\n{HELLO_MD5}  a\n{HELLO_MD5}  a\n").as_bytes(),
+    );
+    f.write(
+        "devstdin2.md5",
+        format!("{HELLO_MD5}  /dev/stdin\n{HELLO_MD5}  /dev/stdin\n").as_bytes(),
+    );
     let opt_sets: &[&[&str]] = &[
         &[],
         &["-w"],
@@ -309,6 +318,8 @@ fn check_matches_coreutils() {
         "noeol.md5".into(),
         "reversed.md5".into(),
         "stdin.md5".into(),
+        "stdin2.md5".into(),
+        "devstdin2.md5".into(),
         "missing.md5".into(),
         "dir".into(),
     ];
