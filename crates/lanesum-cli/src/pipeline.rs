@@ -24,6 +24,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Seek};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::sync::OnceLock;
 
 use lanesum::{hash_many_par, Algorithm, Digest, MultiHasher, StreamBatch};
 use rayon::prelude::*;
@@ -33,8 +34,8 @@ use crate::hashing::{
 };
 use crate::mapped;
 
-/// Jobs opened at once: enough files to fill every lane of both cores many times over,
-/// few enough descriptors for any `ulimit -n`.
+/// Jobs opened at once: enough files to fill every lane of both cores many times over.
+/// Fewer where the limit on open files is lower (see [`Limits`]).
 const WINDOW: usize = 512;
 /// Fewer jobs than this are opened, and fewer files and bytes than this of small files
 /// read, on the calling thread: starting the thread pool costs more (~0.3 ms of a 1.9 ms
@@ -57,8 +58,63 @@ const BUDGET: usize = 64 << 20;
 const GROUP: usize = if cfg!(test) { 16 } else { 128 };
 /// Big files gathered before they are hashed: more than [`GROUP`], so that the small
 /// ones take over the streams the large ones leave (`-r /usr` as above: 2.37-2.73 s
-/// gathering 64 for 64 streams, 2.21-2.33 s gathering 128 for 64).
+/// gathering 64 for 64 streams, 2.21-2.33 s gathering 128 for 64). Fewer where the
+/// limit on open files is lower.
 const GATHER: usize = 2 * GROUP;
+/// Descriptors left for everything else: standard streams, the walk's directories
+/// (`walkdir` keeps up to 10 open), a check file.
+const SPARE_FDS: usize = 16;
+
+/// How many files are open at once: a window's, and the big files gathered (all of them
+/// while a window is being handled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Limits {
+    window: usize,
+    gather: usize,
+}
+
+impl Limits {
+    /// [`WINDOW`] and [`GATHER`], or less when only `free` more files may be open (a
+    /// hard `ulimit -n` below them): a third of them for the gathered files, at least
+    /// one file each, so that no input fails with "Too many open files" that could be
+    /// hashed one at a time.
+    fn for_free(free: usize) -> Limits {
+        if free >= WINDOW + GATHER {
+            return Limits {
+                window: WINDOW,
+                gather: GATHER,
+            };
+        }
+        let gather = (free / 3).clamp(1, GATHER);
+        Limits {
+            window: free.saturating_sub(gather).clamp(1, WINDOW),
+            gather,
+        }
+    }
+}
+
+static LIMITS: OnceLock<Limits> = OnceLock::new();
+
+/// This process's [`Limits`], from the limit on open files when first asked (after
+/// [`reserve_descriptors`] raised it) and the descriptors open then.
+fn limits() -> Limits {
+    *LIMITS.get_or_init(|| {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes only the struct passed.
+        let max = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
+            usize::try_from(lim.rlim_cur).unwrap_or(usize::MAX)
+        } else {
+            usize::MAX
+        };
+        // Less one: listing the directory takes a descriptor of its own.
+        let open =
+            std::fs::read_dir("/proc/self/fd").map_or(SPARE_FDS, |d| d.count().saturating_sub(1));
+        Limits::for_free(max.saturating_sub(open + SPARE_FDS))
+    })
+}
 /// Bytes read from each big file per round (`GROUP * GROUP_CHUNK` of buffers).
 const GROUP_CHUNK: usize = 512 << 10;
 /// Bytes mapped from each big file per round: each map and unmap costs page-table work
@@ -119,12 +175,16 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
     /// Open the next window of jobs and hash them into `ready`, except big files, which
     /// join `bigs` (hashed once [`GATHER`] are there, or when an output needs them).
     fn fill(&mut self) {
+        let Limits {
+            window: max,
+            gather,
+        } = limits();
         let mut window = Vec::new();
         for job in self.jobs.by_ref() {
             // Standard input may be a terminal: hash what came before it first.
             let stdin = matches!(job.input, Ok(Input::Stdin));
             window.push(job);
-            if stdin || window.len() >= WINDOW {
+            if stdin || window.len() >= max {
                 break;
             }
         }
@@ -157,7 +217,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                 }
                 Opened::Big(f) if in_lanes => {
                     self.bigs.push((at, f));
-                    if self.bigs.len() >= GATHER {
+                    if self.bigs.len() >= gather {
                         self.run_bigs();
                     }
                 }
@@ -422,7 +482,9 @@ impl<I: Iterator<Item = Job>> Iterator for Pipeline<'_, I> {
                 // A big file waits for companions: open more jobs, up to a group or a
                 // bound on the outputs held back.
                 Some((_, None))
-                    if !self.done && self.bigs.len() < GATHER && self.ready.len() < MAX_HELD =>
+                    if !self.done
+                        && self.bigs.len() < limits().gather
+                        && self.ready.len() < MAX_HELD =>
                 {
                     self.fill()
                 }
@@ -520,6 +582,8 @@ pub fn reserve_descriptors() {
             libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
         }
     }
+    // The windows fit what the limit allows now.
+    limits();
     for fd in 0..=2 {
         // SAFETY: fcntl(F_DUPFD_CLOEXEC) only creates a new descriptor (or fails: `fd` not
         // open, or the limit on open files below the target), which is closed at once.
@@ -589,6 +653,21 @@ fn open(input: io::Result<Input>, found_regular: bool) -> Opened {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_fit_the_free_descriptors() {
+        let full = Limits {
+            window: WINDOW,
+            gather: GATHER,
+        };
+        assert_eq!(Limits::for_free(WINDOW + GATHER), full);
+        assert_eq!(Limits::for_free(usize::MAX), full);
+        for free in 0..WINDOW + GATHER {
+            let l = Limits::for_free(free);
+            assert!(l.window >= 1 && l.gather >= 1, "{free}: {l:?}");
+            assert!(l.window + l.gather <= free.max(2), "{free}: {l:?}");
+        }
+    }
     use crate::hashing::hash_inputs;
     use std::io::Write;
 

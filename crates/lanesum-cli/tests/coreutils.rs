@@ -752,3 +752,46 @@ fn speed_into_a_closed_pipe_stops_quietly() {
     assert!(err.is_empty(), "{err}");
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
 }
+
+#[test]
+fn a_low_open_file_limit_still_hashes_every_file() {
+    // With a hard limit of 24 descriptors (`ulimit -n` sets both), hashing many small
+    // and big files, and checking them, opens fewer at once rather than failing some.
+    let f = Fixture::new();
+    let mut names = Vec::new();
+    for i in 0..60 {
+        f.write(&format!("s{i:02}"), format!("small {i}\n").as_bytes());
+        names.push(format!("s{i:02}"));
+    }
+    for i in 0..12u8 {
+        f.write(&format!("b{i:02}"), &vec![i; (1 << 20) + 4096 * i as usize]);
+        names.push(format!("b{i:02}"));
+    }
+    let limited = |args: &[String], stdin: &[u8]| {
+        let mut argv = os(&["-c", "ulimit -n 24 && exec \"$0\" \"$@\"", BIN]);
+        argv.extend(args.iter().map(OsString::from));
+        f.run(Path::new("/bin/sh"), "sh", &refs(&argv), stdin)
+    };
+    let mut args = vec!["-a".to_string(), "md5".to_string()];
+    args.extend(names.iter().cloned());
+    let want = f.run(
+        Path::new(BIN),
+        "lanesum",
+        &refs(&os(&args.iter().map(String::as_str).collect::<Vec<_>>())),
+        b"",
+    );
+    let got = limited(&args, b"");
+    assert_eq!(String::from_utf8_lossy(&got.stderr), "");
+    assert_eq!(got.status.code(), Some(0));
+    assert_eq!(got.stdout, want.stdout);
+    assert_eq!(
+        got.stdout.iter().filter(|&&b| b == b'\n').count(),
+        names.len()
+    );
+    let check = limited(
+        &["-a".into(), "md5".into(), "-c".into(), "-".into()],
+        &want.stdout,
+    );
+    assert_eq!(String::from_utf8_lossy(&check.stderr), "");
+    assert_eq!(check.status.code(), Some(0));
+}
