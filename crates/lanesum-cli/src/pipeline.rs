@@ -626,7 +626,12 @@ fn open(input: io::Result<Input>, found_regular: bool) -> Opened {
         Err(e) => return Opened::Failed(e),
     };
     if m.is_dir() {
-        return Opened::Failed(io::Error::from_raw_os_error(libc::EISDIR));
+        // As coreutils, which opens it and fails to read it: an unreadable directory
+        // is "Permission denied".
+        return Opened::Failed(match File::open(&p) {
+            Err(e) => e,
+            Ok(_) => io::Error::from_raw_os_error(libc::EISDIR),
+        });
     }
     if !m.is_file() {
         if f.is_some() {

@@ -189,25 +189,52 @@ fn symlinks_skipped_unless_dereferenced_and_loops_reported() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("  t/sub/x\n"));
 }
 
+/// Run as a user without privileges: root, which reads anything, runs it through
+/// `setpriv` as nobody (the fixture opened up to others); `None` if it cannot.
+fn run_unprivileged(dir: &Path, args: &[&str]) -> Option<Output> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(run(dir, args));
+    }
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("LANESUM_ISA")
+        .output()
+        .ok()?;
+    // setpriv itself missing or refused (exit 127 or its own error): skip.
+    let err = String::from_utf8_lossy(&out.stderr);
+    (!err.starts_with("setpriv")).then_some(out)
+}
+
 #[test]
 fn unreadable_directory_is_reported_and_the_rest_hashed() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        return; // root reads any directory
-    }
     let f = tree();
     let d = f.path();
     fs::set_permissions(d.join("t/sub"), fs::Permissions::from_mode(0o000)).unwrap();
-    let o = run(d, &["-a", "md5", "-r", "t"]);
+    let walked = run_unprivileged(d, &["-a", "md5", "-r", "t"]);
+    // Named without -r, as coreutils says: unreadable, or else a directory.
+    let named = run_unprivileged(d, &["-a", "md5", "t/sub", "t/a", "t/b"]);
     fs::set_permissions(d.join("t/sub"), fs::Permissions::from_mode(0o755)).unwrap();
-    assert_eq!(o.status.code(), Some(1));
+    let (Some(walked), Some(named)) = (walked, named) else {
+        return;
+    };
+    assert_eq!(walked.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&walked.stdout),
         lines(&["t/a/y", "t/a/z", "t/b", "t/c.tmp"])
     );
     assert_eq!(
-        String::from_utf8_lossy(&o.stderr),
+        String::from_utf8_lossy(&walked.stderr),
         "lanesum: t/sub: Permission denied\n"
+    );
+    assert_eq!(named.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&named.stdout), lines(&["t/b"]));
+    assert_eq!(
+        String::from_utf8_lossy(&named.stderr),
+        "lanesum: t/sub: Permission denied\nlanesum: t/a: Is a directory\n"
     );
 }
 
