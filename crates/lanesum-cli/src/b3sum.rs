@@ -11,7 +11,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::os::unix::ffi::OsStrExt;
 
 use clap::{Arg, ArgAction, Command};
@@ -245,7 +245,10 @@ fn check(files: &[OsString], quiet: bool, rep: &mut Reporter) -> i32 {
     let mut failed: u64 = 0;
     for f in files {
         let reader: Box<dyn Read> = if f == "-" {
-            Box::new(io::stdin().lock())
+            match hashing::stdin_file() {
+                Ok(file) => Box::new(file),
+                Err(e) => fatal(rep, &e.to_string()),
+            }
         } else {
             match File::open(f) {
                 Ok(file) => Box::new(file),

@@ -25,7 +25,7 @@
 //!   coreutils tools' lengths; sha512-256, blake2 and blake3 lines need a tag or `-a`).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
 use lanesum::Algorithm;
@@ -309,7 +309,9 @@ pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Opt
             return None;
         }
     }
-    while i < s.len() && s[i] != 0 && !is_white(s[i]) {
+    // The digest runs to the first blank: a NUL in it (or right after it) makes the line
+    // improperly formatted, as in 9.1.
+    while i < s.len() && !is_white(s[i]) {
         i += 1;
     }
     if i == s.len() {
@@ -376,15 +378,16 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
     } else {
         file.to_vec()
     };
-    let reader: Box<dyn Read> = if is_stdin {
-        Box::new(io::stdin().lock())
+    let opened = if is_stdin {
+        hashing::stdin_file()
     } else {
-        match File::open(std::ffi::OsStr::from_bytes(file)) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                rep.file_error(file, &e);
-                return false;
-            }
+        File::open(std::ffi::OsStr::from_bytes(file))
+    };
+    let reader = match opened {
+        Ok(f) => f,
+        Err(e) => {
+            rep.file_error(file, &e);
+            return false;
         }
     };
     let mut reader = BufReader::with_capacity(64 * 1024, reader);

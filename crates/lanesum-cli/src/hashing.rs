@@ -9,6 +9,7 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read};
+use std::os::fd::AsFd;
 
 use lanesum::{Algorithm, Digest, MultiHasher};
 
@@ -87,10 +88,19 @@ pub fn by_input(per_alg: &[Vec<Digest>]) -> Vec<Vec<Digest>> {
         .collect()
 }
 
+/// Standard input as a file of its own (a duplicate of descriptor 0). The standard
+/// library's `Stdin` takes the error EBADF (descriptor 0 open for writing only) for the
+/// end of input, which would give the digest of nothing where coreutils says "Bad file
+/// descriptor". Every reader of standard input uses this, so none of its bytes wait in
+/// `Stdin`'s buffer where another would miss them.
+pub fn stdin_file() -> io::Result<File> {
+    Ok(File::from(io::stdin().as_fd().try_clone_to_owned()?))
+}
+
 /// Stream one input that is not a regular file (or is one too big for a window).
 pub fn hash_streamed(input: &Input, algs: &[Algorithm]) -> io::Result<Hashed> {
     match input {
-        Input::Stdin => hash_reader(io::stdin(), algs),
+        Input::Stdin => hash_reader(stdin_file()?, algs),
         Input::Path(p) => hash_reader(File::open(p)?, algs),
     }
 }
@@ -195,7 +205,7 @@ pub enum Source {
 /// from a file truncated under the mapping into a message.
 pub fn open_source(input: &Input) -> io::Result<Source> {
     let p = match input {
-        Input::Stdin => return Ok(Source::Stream(Box::new(io::stdin()))),
+        Input::Stdin => return Ok(Source::Stream(Box::new(stdin_file()?))),
         Input::Path(p) => p,
     };
     let mut f = File::open(p)?;

@@ -183,7 +183,7 @@ fn excluded(set: &GlobSet, name: &OsStr, path: &OsStr, root_len: usize) -> bool 
 pub fn read_list(file: &OsStr, nul: bool) -> io::Result<Vec<OsString>> {
     let mut data = Vec::new();
     if file == "-" {
-        io::stdin().lock().read_to_end(&mut data)?;
+        crate::hashing::stdin_file()?.read_to_end(&mut data)?;
     } else {
         std::fs::File::open(file)?.read_to_end(&mut data)?;
     }

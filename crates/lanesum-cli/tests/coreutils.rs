@@ -249,6 +249,11 @@ fn md5_check_lines() -> Vec<Vec<u8>> {
         h.to_string(),
         format!("{h}a"),
         format!("\\{h}  bad\\qescape"),
+        // A NUL ends the name, but inside or right after the digest spoils the line.
+        format!("{h}\0a"),
+        format!("{h}\0 a"),
+        format!("{h} \0a"),
+        format!("{h}  a\0b"),
         "# comment".into(),
         " # not a comment".into(),
         "".into(),
@@ -794,4 +799,33 @@ fn a_low_open_file_limit_still_hashes_every_file() {
     );
     assert_eq!(String::from_utf8_lossy(&check.stderr), "");
     assert_eq!(check.status.code(), Some(0));
+}
+
+#[test]
+fn write_only_stdin_is_a_bad_descriptor() {
+    // Reading descriptor 0 fails with EBADF: an error, as in coreutils, not the digest of
+    // an empty input.
+    let f = Fixture::new();
+    let cases: [(&[&str], &str); 4] = [
+        (&[], "lanesum: -: Bad file descriptor\n"),
+        (&["a", "-"], "lanesum: -: Bad file descriptor\n"),
+        (&["-c"], "lanesum: 'standard input': read error\n"),
+        (&["--files-from", "-"], "Bad file descriptor"),
+    ];
+    for (args, err) in cases {
+        let out = Command::new(BIN)
+            .args(args)
+            .current_dir(f.dir.path())
+            .env("LC_ALL", "C")
+            .stdin(Stdio::from(fs::File::create(f.path("sink")).unwrap()))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(err), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("  -"),
+            "{args:?}"
+        );
+    }
 }
