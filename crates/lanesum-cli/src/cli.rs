@@ -315,7 +315,12 @@ pub fn run(p: Personality, prog: &str, args: Vec<OsString>) -> i32 {
         return b3sum::run(args, &mut rep);
     }
     let specs = specs(p);
-    getopt_scan(p, &specs, &args, &mut rep);
+    let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
+    let mut args = args;
+    if let Some(at) = getopt_scan(p, &specs, &args, posix, &mut rep) {
+        // Options end at the first operand, as getopt has them under POSIXLY_CORRECT.
+        args.insert(at, "--".into());
+    }
     let opts = parse(p, &specs, args, &mut rep);
     if let Some(mode) = opts.mode {
         crate::modes::run(&opts, mode, &mut rep)
@@ -368,14 +373,21 @@ fn hash_files(opts: &Options, rep: &mut Reporter) -> i32 {
 
 /// Walk the arguments as getopt_long would, reporting its errors and handling
 /// `--help`, `--version` and argument-checking of `-l`/`-a` at the point getopt
-/// reaches them.
-fn getopt_scan(p: Personality, specs: &[OptSpec], args: &[OsString], rep: &mut Reporter) {
+/// reaches them. With `posix` (POSIXLY_CORRECT), options end at the first operand:
+/// returns its index, where the operands start.
+fn getopt_scan(
+    p: Personality,
+    specs: &[OptSpec],
+    args: &[OsString],
+    posix: bool,
+    rep: &mut Reporter,
+) -> Option<usize> {
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_bytes();
         i += 1;
         if a == b"--" {
-            return;
+            return None;
         }
         if let Some(body) = a.strip_prefix(b"--") {
             let (name, value) = match body.iter().position(|&b| b == b'=') {
@@ -458,8 +470,11 @@ fn getopt_scan(p: Personality, specs: &[OptSpec], args: &[OsString], rep: &mut R
                     break;
                 }
             }
+        } else if posix {
+            return Some(i - 1);
         }
     }
+    None
 }
 
 fn act_on_flag(p: Personality, long: &str, specs: &[OptSpec], rep: &mut Reporter) {
@@ -489,8 +504,11 @@ fn act_on_flag(p: Personality, long: &str, specs: &[OptSpec], rep: &mut Reporter
 /// Argument errors getopt's caller reports as soon as it sees the option.
 fn check_value(p: Personality, spec: &OptSpec, val: &[u8], rep: &mut Reporter) {
     match spec.long {
-        "length" => {
-            parse_length(val, rep);
+        // A bad number is fatal inside parse_length.
+        "length" if !parse_length(val, rep).is_multiple_of(8) => {
+            let shown = String::from_utf8_lossy(val);
+            rep.error(&format!("invalid length: {}", quote(&shown, rep.utf8)));
+            rep.fatal("length is not a multiple of 8");
         }
         "algorithm" => {
             parse_algorithms(val, rep);
@@ -817,12 +835,9 @@ fn apply_length(
     rep: &mut Reporter,
 ) -> Vec<Algorithm> {
     let shown = String::from_utf8_lossy(raw).into_owned();
+    // Not a multiple of 8: refused by `getopt_scan` already.
     if bits == 0 {
         return algs.to_vec();
-    }
-    if !bits.is_multiple_of(8) {
-        rep.error(&format!("invalid length: {}", quote(&shown, rep.utf8)));
-        rep.fatal("length is not a multiple of 8");
     }
     let mut out = Vec::new();
     for &a in algs {

@@ -13,8 +13,18 @@
 //! * `lanesum -l` refuses fixed-length algorithms; BLAKE3 output is capped at 64 KiB
 //!   (b3sum streams any length).
 //! * `lanesum speed` is a subcommand: a file named `speed` must be written `./speed`.
-//! * A closed stdout ends the process by SIGPIPE, like coreutils; other write errors
-//!   print `PROG: write error`, exit 1.
+//! * A closed stdout ends the process by SIGPIPE, like coreutils, even where the parent
+//!   ignores SIGPIPE (coreutils then prints `write error`: Rust's runtime ignores SIGPIPE
+//!   before `main`, so the parent's choice cannot be seen); other write errors print
+//!   `PROG: write error`, exit 1.
+//! * A standard descriptor closed at start (`<&-`, `>&-`) is opened on /dev/null by
+//!   Rust's runtime before `main`: closed stdin reads as empty, closed stdout takes the
+//!   output silently (coreutils: `Bad file descriptor`, `write error`). A stdin open
+//!   for writing only is an error, as in coreutils.
+//! * Diagnostics show non-UTF-8 bytes of an unknown option as U+FFFD.
+//! * The b3sum personality has the options of early b3sum 1.x releases: no `--keyed`,
+//!   `--derive-key` (keyed modes are not in the library), `--tag` or `--seek` (later
+//!   additions), and CR in names is not escaped (b3sum 1.8 escapes it).
 //! * Files are hashed in bounded memory (see `pipeline`); files over 1 MiB are mapped a
 //!   window at a time and a file truncated meanwhile is reported ("file shrank while it
 //!   was read", see `mapped`). `--etag`, `--blocks` and `--torrent-pieces` map files of

@@ -218,6 +218,54 @@ fn usage_errors_match_coreutils() {
     }
     f.compare("b2sum", &refs(&os(&["-l"])), b"");
     f.compare("b2sum", &refs(&os(&["--length"])), b"");
+    // A length not a multiple of 8 is refused where getopt meets it.
+    for c in [
+        &["-l", "7", "-l", "8", "a"][..],
+        &["-l", "7", "--help"],
+        &["-l", "7", "--bogus"],
+    ] {
+        f.compare("b2sum", &refs(&os(c)), b"");
+    }
+}
+
+#[test]
+fn posixly_correct_ends_options_at_the_first_operand() {
+    let f = Fixture::new();
+    let run = |program: &Path, args: &[&str]| {
+        Command::new(program)
+            .arg0("sha256sum")
+            .args(args)
+            .current_dir(f.dir.path())
+            .env("LC_ALL", "C")
+            .env("POSIXLY_CORRECT", "1")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let ours = f.path("bin/sha256sum");
+    for args in [
+        &["a", "--tag"][..],
+        &["--tag", "a", "-z"],
+        &["-", "-b"],
+        &["--", "a", "-t"],
+    ] {
+        let got = run(&ours, args);
+        assert_eq!(got.status.code(), Some(1), "{args:?}");
+        let last = args[args.len() - 1];
+        assert!(
+            String::from_utf8_lossy(&got.stderr).contains(&format!("{last}: No such file")),
+            "{args:?}"
+        );
+        let reference = Path::new("/usr/bin/sha256sum");
+        if reference.exists() {
+            let want = run(reference, args);
+            assert_eq!(
+                (got.stdout, got.stderr, got.status.code()),
+                (want.stdout, want.stderr, want.status.code()),
+                "{args:?}"
+            );
+        }
+    }
 }
 
 /// Lines of every kind, well and badly formed, for md5sum-style check files.
