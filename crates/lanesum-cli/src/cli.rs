@@ -411,9 +411,10 @@ fn getopt_scan(
                         _ => {
                             let list: Vec<String> =
                                 cands.iter().map(|s| format!("'--{}'", s.long)).collect();
+                            // The whole argument, `=value` included, as glibc shows it.
                             rep.usage_error(&format!(
-                                "option '--{}' is ambiguous; possibilities: {}",
-                                String::from_utf8_lossy(name),
+                                "option '{}' is ambiguous; possibilities: {}",
+                                String::from_utf8_lossy(a),
                                 list.join(" ")
                             ))
                         }
