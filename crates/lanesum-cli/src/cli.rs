@@ -507,8 +507,7 @@ fn check_value(p: Personality, spec: &OptSpec, val: &[u8], rep: &mut Reporter) {
     match spec.long {
         // A bad number is fatal inside parse_length.
         "length" if !parse_length(val, rep).is_multiple_of(8) => {
-            let shown = String::from_utf8_lossy(val);
-            rep.error(&format!("invalid length: {}", quote(&shown, rep.utf8)));
+            rep.error(&format!("invalid length: {}", quote(val, rep.utf8)));
             rep.fatal("length is not a multiple of 8");
         }
         "algorithm" => {
@@ -525,12 +524,8 @@ fn check_value(p: Personality, spec: &OptSpec, val: &[u8], rep: &mut Reporter) {
 /// `-l` as coreutils' xnumtoumax(base 10) reads it: optional blanks and `+`, digits,
 /// nothing after. Errors are fatal, without the `Try` hint, as b2sum does.
 fn parse_length(val: &[u8], rep: &mut Reporter) -> u64 {
-    let shown = String::from_utf8_lossy(val).into_owned();
     let invalid = |rep: &mut Reporter, extra: &str| -> ! {
-        rep.fatal(&format!(
-            "invalid length: {}{extra}",
-            quote(&shown, rep.utf8)
-        ))
+        rep.fatal(&format!("invalid length: {}{extra}", quote(val, rep.utf8)))
     };
     let mut s = val;
     while let Some((&c, rest)) = s.split_first() {
@@ -566,8 +561,8 @@ fn parse_size_arg(long: &str, val: &[u8], rep: &mut Reporter) -> usize {
     crate::modes::parse_size(&text).unwrap_or_else(|| {
         rep.usage_error(&format!(
             "invalid size {} for {} (bytes, with an optional K, M, G or T suffix)",
-            quote(&text, rep.utf8),
-            quote(&format!("--{long}"), rep.utf8)
+            quote(val, rep.utf8),
+            quote(format!("--{long}"), rep.utf8)
         ))
     })
 }
@@ -835,7 +830,6 @@ fn apply_length(
     raw: &[u8],
     rep: &mut Reporter,
 ) -> Vec<Algorithm> {
-    let shown = String::from_utf8_lossy(raw).into_owned();
     // Not a multiple of 8: refused by `getopt_scan` already.
     if bits == 0 {
         return algs.to_vec();
@@ -856,7 +850,7 @@ fn apply_length(
             }
         };
         if bits > max_bits {
-            rep.error(&format!("invalid length: {}", quote(&shown, rep.utf8)));
+            rep.error(&format!("invalid length: {}", quote(raw, rep.utf8)));
             rep.fatal(&format!(
                 "maximum digest length for {} is {max_bits} bits",
                 quote(tag, rep.utf8)
@@ -864,7 +858,7 @@ fn apply_length(
         }
         match a.with_bits(bits as usize) {
             Some(b) => out.push(b),
-            None => rep.fatal(&format!("invalid length: {}", quote(&shown, rep.utf8))),
+            None => rep.fatal(&format!("invalid length: {}", quote(raw, rep.utf8))),
         }
     }
     out

@@ -21,7 +21,8 @@
 //!   Rust's runtime before `main`: closed stdin reads as empty, closed stdout takes the
 //!   output silently (coreutils: `Bad file descriptor`, `write error`). A stdin open
 //!   for writing only is an error, as in coreutils.
-//! * Diagnostics show non-UTF-8 bytes of an unknown option as U+FFFD.
+//! * Diagnostics show non-UTF-8 bytes of an unknown option as U+FFFD (coreutils: the
+//!   raw bytes).
 //! * The b3sum personality has the options of early b3sum 1.x releases: no `--keyed`,
 //!   `--derive-key` (keyed modes are not in the library), `--tag` or `--seek` (later
 //!   additions), and CR in names is not escaped (b3sum 1.8 escapes it).

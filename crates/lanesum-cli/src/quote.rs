@@ -22,13 +22,47 @@ pub fn utf8_locale() -> bool {
     false
 }
 
-/// `‘x’` in a UTF-8 locale, `'x'` otherwise (gnulib `quote`).
-pub fn quote(s: &str, utf8: bool) -> String {
-    if utf8 {
-        format!("\u{2018}{s}\u{2019}")
+/// `‘x’` in a UTF-8 locale, `'x'` otherwise, escaped as C strings are (gnulib `quote`,
+/// locale quoting style): `\\`, `\n` and the like, other control bytes and (outside
+/// UTF-8, or not valid UTF-8) non-ASCII bytes in octal; `\'` where `'` is the quote.
+pub fn quote(s: impl AsRef<[u8]>, utf8: bool) -> String {
+    let (open, close) = if utf8 {
+        ('\u{2018}', '\u{2019}')
     } else {
-        format!("'{s}'")
+        ('\'', '\'')
+    };
+    let mut out = String::new();
+    out.push(open);
+    let byte = |out: &mut String, b: u8| match b {
+        b'\\' => out.push_str("\\\\"),
+        b'\'' if !utf8 => out.push_str("\\'"),
+        0x07 => out.push_str("\\a"),
+        0x08 => out.push_str("\\b"),
+        b'\t' => out.push_str("\\t"),
+        b'\n' => out.push_str("\\n"),
+        0x0b => out.push_str("\\v"),
+        0x0c => out.push_str("\\f"),
+        b'\r' => out.push_str("\\r"),
+        b' '..=b'~' => out.push(b as char),
+        _ => out.push_str(&format!("\\{b:03o}")),
+    };
+    for chunk in s.as_ref().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_ascii() || !utf8 || c.is_control() {
+                let mut buf = [0u8; 4];
+                for &b in c.encode_utf8(&mut buf).as_bytes() {
+                    byte(&mut out, b);
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        for &b in chunk.invalid() {
+            byte(&mut out, b);
+        }
     }
+    out.push(close);
+    out
 }
 
 /// Characters that always make the shell-escape style quote the whole name.
@@ -213,6 +247,20 @@ mod tests {
 
     fn q(s: &[u8]) -> String {
         quotef(s, false)
+    }
+
+    #[test]
+    fn quote_escapes_as_gnulib() {
+        // Expectations captured from `b2sum -l VALUE` 9.1, under LC_ALL=C and C.UTF-8.
+        assert_eq!(quote("256", false), "'256'");
+        assert_eq!(quote("it's", false), "'it\\'s'");
+        assert_eq!(quote("it's", true), "\u{2018}it's\u{2019}");
+        assert_eq!(quote("é", false), "'\\303\\251'");
+        assert_eq!(quote("é", true), "\u{2018}é\u{2019}");
+        assert_eq!(quote("7\n", false), "'7\\n'");
+        assert_eq!(quote("a\\b", true), "\u{2018}a\\\\b\u{2019}");
+        assert_eq!(quote("\x01", true), "\u{2018}\\001\u{2019}");
+        assert_eq!(quote(b"\xff", true), "\u{2018}\\377\u{2019}");
     }
 
     #[test]

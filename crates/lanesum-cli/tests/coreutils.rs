@@ -215,6 +215,10 @@ fn usage_errors_match_coreutils() {
         "",
         "99999999999",
         "99999999999999999999999",
+        "it's",
+        "\u{e9}",
+        "7\n",
+        "a\\b\t",
     ] {
         f.compare("b2sum", &refs(&os(&["-l", l, "a"])), b"");
         f.compare("b2sum", &refs(&os(&["--tag", "--length", l, "a"])), b"");
