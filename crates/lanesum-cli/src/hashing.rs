@@ -174,10 +174,23 @@ pub fn hash_reader_from(
     })
 }
 
-/// A whole input in memory: read, or mapped when it is a large regular file.
+/// A whole input in memory: read, or mapped when it is a large regular file (kept with
+/// the file, to see whether it shrank).
 pub enum Contents {
-    Mapped(memmap2::Mmap),
+    Mapped(memmap2::Mmap, File),
     Read(Vec<u8>),
+}
+
+impl Contents {
+    /// Whether a mapped file now ends before `end`. Pages past a truncation fault (SIGBUS,
+    /// see `open_source`), but the bytes past the new end within its last page read as
+    /// zeros without a fault: only the size tells. Asked after those bytes were hashed.
+    pub fn shrank_below(&self, end: usize) -> bool {
+        match self {
+            Contents::Mapped(_, f) => f.metadata().map_or(true, |m| m.len() < end as u64),
+            Contents::Read(_) => false,
+        }
+    }
 }
 
 impl std::ops::Deref for Contents {
@@ -185,7 +198,7 @@ impl std::ops::Deref for Contents {
     fn deref(&self) -> &[u8] {
         match self {
             Contents::Read(v) => v,
-            Contents::Mapped(m) => m,
+            Contents::Mapped(m, _) => m,
         }
     }
 }
@@ -220,7 +233,7 @@ pub fn open_source(input: &Input) -> io::Result<Source> {
             // turns into a clear error message and exit status 1; other concurrent
             // writes only change the bytes hashed.
             if let Ok(map) = unsafe { memmap2::MmapOptions::new().len(len).map(&f) } {
-                return Ok(Source::Whole(Contents::Mapped(map)));
+                return Ok(Source::Whole(Contents::Mapped(map, f)));
             }
         }
     }

@@ -27,12 +27,18 @@ static PAGE: AtomicUsize = AtomicUsize::new(4096);
 pub struct Guarded {
     map: memmap2::Mmap,
     slot: usize,
+    /// The file offset the map ends at.
+    end: u64,
 }
 
 impl Guarded {
-    /// Whether part of the file vanished while mapped (those bytes read as zeros).
-    pub fn truncated(&self) -> bool {
+    /// Whether part of the mapped range of `f` (the file mapped) vanished while mapped:
+    /// those bytes read as zeros. Whole pages past the new end fault (see `on_sigbus`);
+    /// the rest of the page the file now ends in reads as zeros without a fault, so the
+    /// size is asked again too. Call after reading the map.
+    pub fn truncated(&self, f: &File) -> bool {
         FAULTED[self.slot].load(Ordering::SeqCst)
+            || f.metadata().map_or(true, |m| m.len() < self.end)
     }
 }
 
@@ -72,7 +78,11 @@ pub fn map(f: &File, offset: u64, len: usize) -> Option<Guarded> {
     FAULTED[slot].store(false, Ordering::SeqCst);
     LEN[slot].store(len, Ordering::SeqCst);
     START[slot].store(map.as_ptr() as usize, Ordering::SeqCst);
-    Some(Guarded { map, slot })
+    Some(Guarded {
+        map,
+        slot,
+        end: offset + len as u64,
+    })
 }
 
 /// Install the SIGBUS handler; called once at startup.
@@ -141,10 +151,25 @@ mod tests {
         let f = File::options().read(true).write(true).open(&p).unwrap();
         let map = map(&f, 0, 1 << 20).unwrap();
         assert_eq!(map[100], 7);
-        assert!(!map.truncated());
+        assert!(!map.truncated(&f));
         f.set_len(4096).unwrap();
         assert_eq!(map[4095], 7);
         assert_eq!(map[(1 << 20) - 1], 0); // a vanished page: zero, not a crash
-        assert!(map.truncated());
+        assert!(map.truncated(&f));
+    }
+
+    #[test]
+    fn truncation_inside_the_last_page_is_reported() {
+        // No SIGBUS there: the bytes past the new end read as zeros.
+        install_sigbus_handler();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, vec![7u8; 8192]).unwrap();
+        let f = File::options().read(true).write(true).open(&p).unwrap();
+        let map = map(&f, 0, 8192).unwrap();
+        assert!(!map.truncated(&f));
+        f.set_len(8000).unwrap();
+        assert_eq!(map[8100], 0);
+        assert!(map.truncated(&f));
     }
 }

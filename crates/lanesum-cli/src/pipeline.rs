@@ -439,7 +439,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                 // its stream restarted.
                 let mut ended = false;
                 if let Some(map) = s.map.take() {
-                    if map.truncated() {
+                    if map.truncated(&s.file) {
                         s.failed = Some(io::Error::other("file shrank while it was read"));
                     }
                 } else {
@@ -549,7 +549,7 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
                 h.update(piece);
             }
         }
-        if map.truncated() {
+        if map.truncated(&f) {
             return Err(io::Error::other("file shrank while it was read"));
         }
         off += n as u64;

@@ -127,6 +127,22 @@ fn blocks_and_torrent_pieces() {
 }
 
 #[test]
+fn blocks_past_one_chunk_keep_their_order() {
+    // 327,682 blocks: hashed (and printed) 65,536 at a time, in bounded memory.
+    let f = fixture();
+    let d = f.path();
+    let p = fs::read(d.join("p")).unwrap();
+    let out = stdout(d, &["--blocks", "64", "-a", "md5", "p"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), p.len().div_ceil(64));
+    for i in [0, 65_535, 65_536, 65_537, 131_072, lines.len() - 1] {
+        let block = &p[i * 64..((i + 1) * 64).min(p.len())];
+        let want = lanesum::hash(lanesum::Algorithm::Md5, block).to_hex();
+        assert_eq!(lines[i], format!("{want}  p:{i}"));
+    }
+}
+
+#[test]
 fn bad_usage() {
     let f = fixture();
     let d = f.path();
@@ -159,6 +175,7 @@ fn modes_stream_standard_input() {
         &["--etag", "100M"],
         &["--blocks", "64K", "-a", "md5,sha1"],
         &["--torrent-pieces", "256K"],
+        &["--blocks", "64", "-a", "md5"],
     ] {
         let mut child = Command::new(BIN)
             .args(args)
