@@ -193,7 +193,7 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
     let sizes: Vec<usize> = match m.get_one::<String>("sizes") {
         None => DEFAULT_SIZES.to_vec(),
         Some(list) => match list.split(',').map(parse_size).collect::<Option<Vec<_>>>() {
-            Some(v) if !v.is_empty() && v.iter().all(|&s| s <= 1 << 30) => v,
+            Some(v) if !v.is_empty() && v.iter().all(|&s| (1..=1 << 30).contains(&s)) => v,
             _ => {
                 eprintln!("lanesum speed: invalid --sizes '{list}'");
                 return 1;
@@ -205,14 +205,19 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
         .copied()
         .unwrap_or(BATCH)
         .clamp(1, 4096);
-    let min = Duration::from_secs_f64(
-        m.get_one::<f64>("time")
-            .copied()
-            .unwrap_or(0.2)
-            .clamp(0.01, 60.0),
-    );
+    let time = m.get_one::<f64>("time").copied().unwrap_or(0.2);
+    if time.is_nan() {
+        eprintln!("lanesum speed: invalid --time '{time}'");
+        return 1;
+    }
+    let min = Duration::from_secs_f64(time.clamp(0.01, 60.0));
     let json = m.get_flag("json");
     let counts = m.get_flag("counts");
+    // The table hashes `batch` messages of each size from one buffer.
+    if !m.get_flag("modes") && sizes.iter().any(|&s| s.saturating_mul(batch) > 1 << 30) {
+        eprintln!("lanesum speed: at most 1 GiB of messages per size (--sizes x --batch)");
+        return 1;
+    }
     if m.get_flag("modes") {
         let size = match m.get_one::<String>("sizes") {
             Some(_) => *sizes.iter().max().unwrap(),

@@ -765,6 +765,19 @@ fn closed_stdout_and_bad_input_do_not_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
     }
+    for args in [
+        &["speed", "--time", "nan"][..],
+        &["speed", "--sizes", "0", "--modes", "--json"],
+        &["speed", "--sizes", "512M", "-a", "md5"],
+    ] {
+        let out = f.run(Path::new(BIN), "lanesum", &refs(&os(args)), b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("lanesum speed: invalid") || err.contains("at most 1 GiB"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+    }
     let out = f.run(
         Path::new(BIN),
         "lanesum",
