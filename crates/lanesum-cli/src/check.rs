@@ -176,15 +176,24 @@ fn untagged_algorithm(allowed: &Option<Vec<Algorithm>>, hex_len: usize) -> Optio
     }
     let bytes = hex_len / 2;
     match allowed {
-        Some(list) => list.iter().find_map(|&a| match a {
-            Algorithm::Blake2b(_) if bytes <= 64 => Some(Algorithm::Blake2b(bytes as u8)),
-            Algorithm::Blake2s(_) if bytes <= 32 => Some(Algorithm::Blake2s(bytes as u8)),
-            Algorithm::Blake2bp(_) if bytes <= 64 => Some(Algorithm::Blake2bp(bytes as u8)),
-            Algorithm::Blake2sp(_) if bytes <= 32 => Some(Algorithm::Blake2sp(bytes as u8)),
-            Algorithm::Blake3(_) if bytes <= BLAKE3_MAX_BYTES => Some(Algorithm::Blake3(bytes)),
-            a if a.digest_len() == bytes => Some(a),
-            _ => None,
-        }),
+        // An algorithm of exactly that length first (`-a blake3,md5`: 32 digits are MD5),
+        // then the first variable-length family that can have it.
+        Some(list) => list
+            .iter()
+            .copied()
+            .find(|a| a.digest_len() == bytes)
+            .or_else(|| {
+                list.iter().find_map(|&a| match a {
+                    Algorithm::Blake2b(_) if bytes <= 64 => Some(Algorithm::Blake2b(bytes as u8)),
+                    Algorithm::Blake2s(_) if bytes <= 32 => Some(Algorithm::Blake2s(bytes as u8)),
+                    Algorithm::Blake2bp(_) if bytes <= 64 => Some(Algorithm::Blake2bp(bytes as u8)),
+                    Algorithm::Blake2sp(_) if bytes <= 32 => Some(Algorithm::Blake2sp(bytes as u8)),
+                    Algorithm::Blake3(_) if bytes <= BLAKE3_MAX_BYTES => {
+                        Some(Algorithm::Blake3(bytes))
+                    }
+                    _ => None,
+                })
+            }),
         None => Some(match hex_len {
             32 => Algorithm::Md5,
             40 => Algorithm::Sha1,
@@ -734,6 +743,14 @@ mod tests {
             Algorithm::Blake3(16)
         );
         assert!(p(&format!("MD5 (a) = {H}"), &d).is_none());
+        // An exact length wins over a family that could be cut to it, in any order.
+        let d = Dialect::Multi(Some(vec![Algorithm::Blake3(32), Algorithm::Md5]));
+        assert_eq!(p(&format!("{H}  a"), &d).unwrap().alg, Algorithm::Md5);
+        let d = Dialect::Multi(Some(vec![Algorithm::Blake3(16), Algorithm::Md5]));
+        assert_eq!(
+            p(&format!("{H}  a"), &d).unwrap().alg,
+            Algorithm::Blake3(16)
+        );
     }
 
     #[test]
