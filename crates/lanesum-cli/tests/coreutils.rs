@@ -495,6 +495,16 @@ fn locale_quoting_matches() {
 #[test]
 fn fixed_expectations() {
     let f = Fixture::new();
+    // -l applies to every listed family; one made equal to another prints once.
+    let out = f.run(
+        Path::new(BIN),
+        "lanesum",
+        &refs(&os(&["-a", "blake2b-256,blake2b,blake3", "-l", "128", "a"])),
+        b"",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.starts_with("BLAKE2b-128 (a) = ") && text.contains("\nBLAKE3-128 (a) = "));
     let out = f.ours(
         "md5sum",
         &refs(&os(&["a", "back\\slash", "missing", "dir"])),
