@@ -11,7 +11,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
 use clap::{Arg, ArgAction, Command};
@@ -244,18 +244,15 @@ fn parse_line(line: &str) -> Result<Line, &'static str> {
 fn check(files: &[OsString], quiet: bool, rep: &mut Reporter) -> i32 {
     let mut failed: u64 = 0;
     for f in files {
-        let reader: Box<dyn Read> = if f == "-" {
-            match hashing::stdin_file() {
-                Ok(file) => Box::new(file),
-                Err(e) => fatal(rep, &e.to_string()),
-            }
+        let opened = if f == "-" {
+            hashing::stdin_file()
         } else {
-            match File::open(f) {
-                Ok(file) => Box::new(file),
-                Err(e) => fatal(rep, &e.to_string()),
-            }
+            File::open(f)
         };
-        let mut reader = BufReader::new(reader);
+        let mut reader = match opened {
+            Ok(file) => BufReader::new(file),
+            Err(e) => fatal(rep, &e.to_string()),
+        };
         let mut line = String::new();
         loop {
             line.clear();

@@ -712,13 +712,6 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
     if let Some(v) = last_value(&m, "length") {
         let bits = parse_length(&v, rep);
         algs = apply_length(p, &algs, bits, &v, rep);
-        // `-a blake2b-256,blake2b -l 128` names one algorithm twice now.
-        let mut seen = Vec::new();
-        algs.retain(|a| {
-            let new = !seen.contains(a);
-            seen.push(*a);
-            new
-        });
     }
     o.algs = algs;
     // Consistency checks, in coreutils' order.
@@ -864,6 +857,8 @@ fn apply_length(
             ));
         }
         match a.with_bits(bits as usize) {
+            // `-a blake2b-256,blake2b -l 128` names one algorithm twice: once it is.
+            Some(b) if out.contains(&b) => {}
             Some(b) => out.push(b),
             None => rep.fatal(&format!("invalid length: {}", quote(raw, rep.utf8))),
         }

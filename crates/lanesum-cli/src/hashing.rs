@@ -187,7 +187,7 @@ impl Contents {
     /// zeros without a fault: only the size tells. Asked after those bytes were hashed.
     pub fn shrank_below(&self, end: usize) -> bool {
         match self {
-            Contents::Mapped(_, f) => f.metadata().map_or(true, |m| m.len() < end as u64),
+            Contents::Mapped(_, f) => crate::mapped::ends_before(f, end as u64),
             Contents::Read(_) => false,
         }
     }

@@ -37,9 +37,14 @@ impl Guarded {
     /// the rest of the page the file now ends in reads as zeros without a fault, so the
     /// size is asked again too. Call after reading the map.
     pub fn truncated(&self, f: &File) -> bool {
-        FAULTED[self.slot].load(Ordering::SeqCst)
-            || f.metadata().map_or(true, |m| m.len() < self.end)
+        FAULTED[self.slot].load(Ordering::SeqCst) || ends_before(f, self.end)
     }
+}
+
+/// Whether `f` now ends before `end` (or can no longer be stat'ed): how a truncation
+/// inside a mapped page shows, since those bytes read as zeros without a fault.
+pub fn ends_before(f: &File, end: u64) -> bool {
+    f.metadata().map_or(true, |m| m.len() < end)
 }
 
 impl std::ops::Deref for Guarded {

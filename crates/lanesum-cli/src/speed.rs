@@ -213,12 +213,13 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
     let min = Duration::from_secs_f64(time.clamp(0.01, 60.0));
     let json = m.get_flag("json");
     let counts = m.get_flag("counts");
+    let modes = m.get_flag("modes");
     // The table hashes `batch` messages of each size from one buffer.
-    if !m.get_flag("modes") && sizes.iter().any(|&s| s.saturating_mul(batch) > 1 << 30) {
+    if !modes && sizes.iter().any(|&s| s.saturating_mul(batch) > 1 << 30) {
         eprintln!("lanesum speed: at most 1 GiB of messages per size (--sizes x --batch)");
         return 1;
     }
-    if m.get_flag("modes") {
+    if modes {
         let size = match m.get_one::<String>("sizes") {
             Some(_) => *sizes.iter().max().unwrap(),
             None => 1 << 30,

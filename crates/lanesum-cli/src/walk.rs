@@ -182,11 +182,12 @@ fn excluded(set: &GlobSet, name: &OsStr, path: &OsStr, root_len: usize) -> bool 
 /// with `nul`. Empty names are skipped.
 pub fn read_list(file: &OsStr, nul: bool) -> io::Result<Vec<OsString>> {
     let mut data = Vec::new();
-    if file == "-" {
-        crate::hashing::stdin_file()?.read_to_end(&mut data)?;
+    let mut f = if file == "-" {
+        crate::hashing::stdin_file()?
     } else {
-        std::fs::File::open(file)?.read_to_end(&mut data)?;
-    }
+        std::fs::File::open(file)?
+    };
+    f.read_to_end(&mut data)?;
     let sep = if nul { 0 } else { b'\n' };
     Ok(data
         .split(|&b| b == sep)
