@@ -10,6 +10,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use lanesum::{Algorithm, Digest, MultiHasher};
 
@@ -203,6 +204,18 @@ impl std::ops::Deref for Contents {
     }
 }
 
+static NO_MMAP: AtomicBool = AtomicBool::new(false);
+
+/// Read files with read() only, never map them (b3sum's `--no-mmap`).
+pub fn forbid_mmap() {
+    NO_MMAP.store(true, Ordering::Relaxed);
+}
+
+/// Whether files may be mapped: not after [`forbid_mmap`] or with `LANESUM_NO_MMAP` set.
+pub fn may_map() -> bool {
+    !NO_MMAP.load(Ordering::Relaxed) && std::env::var_os("LANESUM_NO_MMAP").is_none()
+}
+
 /// Regular files at least this large are mapped by [`open_source`].
 const MMAP_MIN: u64 = 16 << 20;
 
@@ -214,8 +227,9 @@ pub enum Source {
     Stream(Box<dyn Read>),
 }
 
-/// Open `input` for the whole-input modes. Large files are mapped: main.rs turns a SIGBUS
-/// from a file truncated under the mapping into a message.
+/// Open `input` for the whole-input modes. Large files are mapped (main.rs turns a SIGBUS
+/// from a file truncated under the mapping into a message), or streamed where they may
+/// not be mapped.
 pub fn open_source(input: &Input) -> io::Result<Source> {
     let p = match input {
         Input::Stdin => return Ok(Source::Stream(Box::new(stdin_file()?))),
@@ -226,8 +240,8 @@ pub fn open_source(input: &Input) -> io::Result<Source> {
     if !m.is_file() {
         return Ok(Source::Stream(Box::new(f)));
     }
-    if m.len() >= MMAP_MIN && std::env::var_os("LANESUM_NO_MMAP").is_none() {
-        if let Ok(len) = usize::try_from(m.len()) {
+    if m.len() >= MMAP_MIN {
+        if let (true, Ok(len)) = (may_map(), usize::try_from(m.len())) {
             // SAFETY: the mapping is only read. If another process truncates the file
             // while it is mapped, reading the vanished pages raises SIGBUS, which main.rs
             // turns into a clear error message and exit status 1; other concurrent
@@ -236,6 +250,8 @@ pub fn open_source(input: &Input) -> io::Result<Source> {
                 return Ok(Source::Whole(Contents::Mapped(map, f)));
             }
         }
+        // Not mapped: read a chunk at a time rather than all of it into memory.
+        return Ok(Source::Stream(Box::new(f)));
     }
     let mut v = Vec::new();
     f.read_to_end(&mut v)?;

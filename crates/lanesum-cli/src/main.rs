@@ -10,8 +10,8 @@
 //!   holds a LF (newer: also `\` and CR); see `output`.
 //! * Locale: quoting in diagnostics follows `LC_ALL`/`LC_CTYPE`/`LANG` (UTF-8 or not);
 //!   messages are never translated.
-//! * `lanesum -l` refuses fixed-length algorithms; BLAKE3 output is capped at 64 KiB
-//!   (b3sum streams any length).
+//! * `lanesum -l` refuses fixed-length algorithms; its BLAKE3 output is capped at 64 KiB
+//!   (the b3sum personality streams any length).
 //! * `lanesum speed` is a subcommand: a file named `speed` must be written `./speed`.
 //! * A closed stdout ends the process by SIGPIPE, like coreutils, even where the parent
 //!   ignores SIGPIPE (coreutils then prints `write error`: Rust's runtime ignores SIGPIPE
@@ -23,9 +23,9 @@
 //!   for writing only is an error, as in coreutils.
 //! * Diagnostics show non-UTF-8 bytes of an unknown option as U+FFFD (coreutils: the
 //!   raw bytes).
-//! * The b3sum personality has the options of early b3sum 1.x releases: no `--keyed`,
-//!   `--derive-key` (keyed modes are not in the library), `--tag` or `--seek` (later
-//!   additions), and CR in names is not escaped (b3sum 1.8 escapes it).
+//! * The b3sum personality follows b3sum 1.8.7 (compared byte for byte, see
+//!   tests/b3sum.rs) except for `--help`, and its keyed and key-derivation modes hash
+//!   each file in turn with the blake3 crate (as b3sum does), not in lanes.
 //! * Files are hashed in bounded memory (see `pipeline`); files over 1 MiB are mapped a
 //!   window at a time and a file truncated meanwhile is reported ("file shrank while it
 //!   was read", see `mapped`). `--etag`, `--blocks` and `--torrent-pieces` map files of

@@ -9,9 +9,10 @@
 //!   algorithms. An empty file has no blocks and prints nothing.
 //! * `--torrent-pieces PIECE_LEN`: BitTorrent v1 piece hashes, as `--blocks` with SHA-1.
 //!
-//! A regular file is read whole (mapped when large); standard input, FIFOs and devices
-//! are read 64 MiB of blocks at a time, so memory stays bounded. Blocks are hashed
-//! through the SIMD lanes on every core (`lanesum::modes`).
+//! A regular file is read whole (mapped when large); standard input, FIFOs, devices and
+//! large files that may not be mapped are read 64 MiB of blocks at a time, so memory
+//! stays bounded. Blocks are hashed through the SIMD lanes on every core
+//! (`lanesum::modes`).
 
 use std::ffi::OsString;
 use std::io::{self, Read};

@@ -82,12 +82,16 @@ pub fn push_check_name(out: &mut Vec<u8>, name: &[u8]) {
     }
 }
 
-/// b3sum's rendering of a path: lossy UTF-8, then `\` and LF escaped; the flag says
+/// b3sum's rendering of a path: lossy UTF-8, then `\`, LF and CR escaped; the flag says
 /// whether the line needs its leading `\`.
 pub fn b3sum_name(name: &[u8]) -> (String, bool) {
     let s = String::from_utf8_lossy(name);
-    if s.contains('\\') || s.contains('\n') {
-        (s.replace('\\', "\\\\").replace('\n', "\\n"), true)
+    if s.contains(['\\', '\n', '\r']) {
+        let escaped = s
+            .replace('\\', "\\\\")
+            .replace('\n', "\\n")
+            .replace('\r', "\\r");
+        (escaped, true)
     } else {
         (s.into_owned(), false)
     }
@@ -154,6 +158,7 @@ mod tests {
     #[test]
     fn b3sum_names() {
         assert_eq!(b3sum_name(b"x\ny"), ("x\\ny".to_string(), true));
+        assert_eq!(b3sum_name(b"\\x\r"), ("\\\\x\\r".to_string(), true));
         assert_eq!(b3sum_name(b"y\xffy"), ("y\u{fffd}y".to_string(), false));
     }
 }

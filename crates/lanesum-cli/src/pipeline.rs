@@ -340,7 +340,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             map: Option<mapped::Guarded>,
             len: usize,
         }
-        let may_map = std::env::var_os("LANESUM_NO_MMAP").is_none();
+        let may_map = crate::hashing::may_map();
         let cores = rayon::current_num_threads().max(1);
         let mut by_size: Vec<(usize, u64, File)> = files
             .into_iter()
@@ -527,7 +527,7 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
         .iter()
         .any(|a| matches!(a, Algorithm::Blake3(_) | Algorithm::Btv2));
     let len = f.metadata()?.len();
-    if !parallel || len < MAP_MIN || std::env::var_os("LANESUM_NO_MMAP").is_some() {
+    if !parallel || len < MAP_MIN || !crate::hashing::may_map() {
         return hash_reader(f, algs);
     }
     let mut h = MultiHasher::new(algs);

@@ -710,42 +710,6 @@ fn json_records() {
 }
 
 #[test]
-fn b3sum_personality() {
-    let f = Fixture::new();
-    let out = f.ours("b3sum", &refs(&os(&["a", "new\nline", "missing"])), b"");
-    let h = "8e4c7c1b99dbfd50e7a95185fead5ee1448fa904a2fdd778eaf5f2dbfd629a99";
-    assert_eq!(
-        String::from_utf8(out.stdout.clone()).unwrap(),
-        format!("{h}  a\n\\{h}  new\\nline\n")
-    );
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        "b3sum: missing: No such file or directory (os error 2)\n"
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let out = f.ours("b3sum", &refs(&os(&["--no-names", "-l", "8", "a"])), b"");
-    assert_eq!(out.stdout, format!("{}\n", &h[..16]).as_bytes());
-    f.write(
-        "sums.b3",
-        format!("{h}  a\n\\{h}  new\\nline\n{h}  empty\nshort\n").as_bytes(),
-    );
-    let out = f.ours("b3sum", &refs(&os(&["-c", "sums.b3"])), b"");
-    assert_eq!(out.stdout, b"a: OK\n\\new\\nline: OK\nempty: FAILED\n");
-    assert_eq!(
-        out.stderr,
-        b"b3sum: Short line\nb3sum: WARNING: 2 computed checksums did NOT match\n"
-    );
-    let out = f.ours("b3sum", &refs(&os(&["-c", "-l", "8", "sums.b3"])), b"");
-    assert_eq!(out.status.code(), Some(2));
-    // An empty output, as b3sum prints it, whichever way the input is read (standard
-    // input is streamed; it once panicked there).
-    f.write("big", &vec![7u8; 3 << 20]);
-    let out = f.ours("b3sum", &refs(&os(&["-l", "0", "a", "-", "big"])), b"x");
-    assert_eq!(out.stdout, b"  a\n  -\n  big\n");
-    assert_eq!(out.status.code(), Some(0));
-}
-
-#[test]
 fn closed_stdout_and_bad_input_do_not_panic() {
     let f = Fixture::new();
     f.write("big", &vec![0u8; 4 << 20]);

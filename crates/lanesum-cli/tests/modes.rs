@@ -200,3 +200,27 @@ fn modes_stream_standard_input() {
         );
     }
 }
+
+/// A file large enough to be mapped is streamed instead where mapping is turned off (it
+/// was read whole into memory), with the same results.
+#[test]
+fn unmapped_large_files_stream_alike() {
+    let f = fixture();
+    let d = f.path();
+    for args in [
+        &["--etag", "1M", "p"][..],
+        &["--blocks", "5M", "-a", "sha256,md5", "p"],
+        &["--torrent-pieces", "4M", "p"],
+        &["-a", "md5p8,blake2bp,btv2", "p"],
+    ] {
+        let read = Command::new(BIN)
+            .args(args)
+            .current_dir(d)
+            .env_remove("LANESUM_ISA")
+            .env("LANESUM_NO_MMAP", "1")
+            .output()
+            .unwrap();
+        assert!(read.status.success(), "{args:?}");
+        assert_eq!(String::from_utf8(read.stdout).unwrap(), stdout(d, args));
+    }
+}
