@@ -804,6 +804,7 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
             .ok()
             .flatten()
             .is_some_and(|&n| n > 0);
+        o.walk.stdin_read = list == b"-";
         match walk::read_list(OsStr::from_bytes(&list), nul) {
             Ok(names) => o.files.extend(names),
             Err(e) => {

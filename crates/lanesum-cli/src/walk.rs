@@ -33,6 +33,9 @@ pub struct WalkOptions {
     /// `--exclude`: entries whose name (or path from the operand) matches are skipped,
     /// directories with everything below them.
     pub excludes: Vec<String>,
+    /// Standard input held the `--files-from` list: a `-` among the names is an error
+    /// (hashing what is left of it would give the digest of nothing).
+    pub stdin_read: bool,
 }
 
 /// How many jobs the walk has produced, for the progress bar.
@@ -69,11 +72,12 @@ pub fn jobs(
     if !opts.recursive {
         found.jobs.store(operands.len() as u64, Ordering::Relaxed);
         found.complete.store(true, Ordering::Relaxed);
-        return Box::new(operands.into_iter().map(|op| Job {
-            input: Ok(Input::from_operand(&op)),
-            name: op,
-            found_regular: false,
-        }));
+        let stdin_read = opts.stdin_read;
+        return Box::new(
+            operands
+                .into_iter()
+                .map(move |op| operand_job(op, stdin_read)),
+        );
     }
     let (tx, rx) = sync_channel::<Job>(AHEAD);
     let opts = opts.clone();
@@ -92,6 +96,20 @@ pub fn jobs(
     Box::new(rx.into_iter())
 }
 
+/// The job of an operand hashed as named.
+fn operand_job(op: OsString, stdin_read: bool) -> Job {
+    let input = if stdin_read && op == "-" {
+        Err(io::Error::other("standard input was read for --files-from"))
+    } else {
+        Ok(Input::from_operand(&op))
+    };
+    Job {
+        input,
+        name: op,
+        found_regular: false,
+    }
+}
+
 /// Send the jobs of one operand; false once the receiver is gone.
 fn walk_operand(
     op: OsString,
@@ -101,11 +119,7 @@ fn walk_operand(
 ) -> bool {
     // Anything but a directory is hashed as named, as without -r.
     if op == "-" || !std::fs::metadata(&op).is_ok_and(|m| m.is_dir()) {
-        return send(Job {
-            input: Ok(Input::from_operand(&op)),
-            name: op,
-            found_regular: false,
-        });
+        return send(operand_job(op, opts.stdin_read));
     }
     let root_len = op.len();
     let walker = WalkDir::new(&op)

@@ -150,6 +150,22 @@ fn files_from_newline_and_nul() {
     let o = run(d, &["--files-from", "missing"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing"));
+    // Standard input holds the list: a `-` there or among the operands is an error (it
+    // gave the digest of nothing), and the other names are hashed.
+    for recursive in [false, true] {
+        let mut args = vec!["-a", "md5", "--files-from", "-", "-"];
+        if recursive {
+            args.push("-r");
+        }
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let o = run_in(d, &args, b"t/b\n-\n");
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(String::from_utf8(o.stdout).unwrap(), lines(&["t/b"]));
+        assert_eq!(
+            String::from_utf8(o.stderr).unwrap(),
+            "lanesum: -: standard input was read for --files-from\n".repeat(2)
+        );
+    }
 }
 
 #[test]
