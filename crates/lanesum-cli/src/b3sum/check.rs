@@ -147,7 +147,7 @@ fn check_line(l: &Line, hashing: &Hashing, quiet: bool, rep: &mut Reporter) -> b
     } else {
         Input::Path(OsStr::from_bytes(l.path.as_bytes()).to_os_string())
     };
-    let res = hashing.run(std::slice::from_ref(&input), false).next();
+    let res = hashing.run(std::slice::from_ref(&input)).next();
     let (msg, ok) = match res.map(|r| r.map(super::Output::first32)) {
         Some(Ok(found)) if found == l.expected => ("OK".to_string(), true),
         Some(Ok(_)) | None => ("FAILED".to_string(), false),

@@ -123,17 +123,20 @@ enum Hashing {
     /// Plain BLAKE3 from offset 0 (of the output length asked for): through the lanes.
     Lanes(Algorithm),
     /// Through the blake3 crate, continuing a copy of this hasher (keyed, key
-    /// derivation, or plain), output read from `seek`.
+    /// derivation, or plain), output read from `seek`. `keyed`: standard input held the
+    /// key, so `-` can't be hashed.
     Xof {
         base: Box<blake3::Hasher>,
         seek: u64,
+        keyed: bool,
     },
 }
 
 impl Hashing {
     fn new(m: &ArgMatches, len: u64, rep: &mut Reporter) -> Hashing {
         let seek = m.get_one::<u64>("seek").copied().unwrap_or(0);
-        let base = if m.get_flag("keyed") {
+        let keyed = m.get_flag("keyed");
+        let base = if keyed {
             match read_key() {
                 Ok(key) => blake3::Hasher::new_keyed(&key),
                 Err(msg) => fatal(rep, &msg),
@@ -148,22 +151,19 @@ impl Hashing {
         Hashing::Xof {
             base: Box::new(base),
             seek,
+            keyed,
         }
     }
 
     /// The output of every input, in order.
-    fn run<'a>(
-        &'a self,
-        inputs: &'a [Input],
-        keyed: bool,
-    ) -> Box<dyn Iterator<Item = io::Result<Output>> + 'a> {
+    fn run<'a>(&'a self, inputs: &'a [Input]) -> Box<dyn Iterator<Item = io::Result<Output>> + 'a> {
         match self {
             Hashing::Lanes(alg) => Box::new(
                 hashing::hash_inputs(inputs, std::slice::from_ref(alg))
                     .map(|r| r.map(|mut h| Output::Digest(h.digests.swap_remove(0)))),
             ),
-            Hashing::Xof { base, seek } => Box::new(inputs.iter().map(move |input| {
-                if keyed && *input == Input::Stdin {
+            Hashing::Xof { base, seek, keyed } => Box::new(inputs.iter().map(move |input| {
+                if *keyed && *input == Input::Stdin {
                     return Err(io::Error::other("Cannot open `-` in keyed mode"));
                 }
                 let mut out = xof(blake3::Hasher::clone(base), input)?;
@@ -221,17 +221,8 @@ impl Output {
     /// Write `len` bytes of output, as hex or raw, a block at a time (`len` may be huge).
     fn emit(self, len: u64, hex: bool, rep: &mut Reporter) {
         let mut reader = match self {
-            Output::Digest(d) => {
-                let bytes = d.as_bytes();
-                return rep.write(
-                    if hex {
-                        d.to_hex().into_bytes()
-                    } else {
-                        bytes.to_vec()
-                    }
-                    .as_slice(),
-                );
-            }
+            Output::Digest(d) if hex => return rep.write(d.to_hex().as_bytes()),
+            Output::Digest(d) => return rep.write(d.as_bytes()),
             Output::Reader(r) => r,
         };
         let mut block = [0u8; 4096];
@@ -315,7 +306,7 @@ fn hash(
     let names = !raw && !m.get_flag("no-names");
     let inputs: Vec<Input> = files.iter().map(Input::from_operand).collect();
     let mut failed = false;
-    for (name, res) in files.iter().zip(hashing.run(&inputs, m.get_flag("keyed"))) {
+    for (name, res) in files.iter().zip(hashing.run(&inputs)) {
         let out = match res {
             Ok(out) => out,
             Err(e) => {
