@@ -24,8 +24,10 @@
 //! * Diagnostics show non-UTF-8 bytes of an unknown option as U+FFFD (coreutils: the
 //!   raw bytes).
 //! * The b3sum personality follows b3sum 1.8.7 (compared byte for byte, see
-//!   tests/b3sum.rs) except for `--help`, and its keyed and key-derivation modes hash
-//!   each file in turn with the blake3 crate (as b3sum does), not in lanes.
+//!   tests/b3sum.rs) except for `--help` and `--version`, and a standard input open for
+//!   writing only, which is an error as above (b3sum reads it as empty). Its keyed and
+//!   key-derivation modes hash each file in turn with the blake3 crate (as b3sum does),
+//!   not in lanes.
 //! * Files are hashed in bounded memory (see `pipeline`); files over 1 MiB are mapped a
 //!   window at a time and a file truncated meanwhile is reported ("file shrank while it
 //!   was read", see `mapped`). `--etag`, `--blocks` and `--torrent-pieces` map files of

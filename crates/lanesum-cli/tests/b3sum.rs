@@ -272,3 +272,29 @@ fn a_directory_is_an_error_in_every_mode() {
         assert!(String::from_utf8(out.stdout).unwrap().ends_with("  a\n"));
     }
 }
+
+/// Usage errors are clap's, as b3sum's: a near miss is suggested, an empty name refused.
+#[test]
+fn usage_errors_as_b3sum() {
+    let f = Fixture::new();
+    let out = f.b3sum(&["--no-name", "a"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("tip: a similar argument exists: '--no-names'"),
+        "{err}"
+    );
+    for args in [
+        &[""][..],
+        &["-c", "a", ""],
+        &["-l", "x", "a"],
+        &["--seek", "-1", "a"],
+    ] {
+        let out = f.b3sum(args, b"");
+        assert_eq!(
+            (out.status.code(), out.stdout.len()),
+            (Some(2), 0),
+            "{args:?}"
+        );
+    }
+}

@@ -20,6 +20,7 @@ mod check;
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
 use lanesum::{Algorithm, Digest};
@@ -45,7 +46,8 @@ fn command() -> Command {
                 .value_name("FILE")
                 .num_args(1..)
                 .action(ArgAction::Append)
-                .value_parser(value_parser!(OsString))
+                // As b3sum's: a path value parser, which refuses an empty name.
+                .value_parser(value_parser!(PathBuf))
                 .help("Files to hash, or checkfiles to check; none or - means standard input"),
         )
         .arg(
@@ -264,8 +266,8 @@ pub fn run(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
         Err(e) => e.exit(),
     };
     let mut files: Vec<OsString> = m
-        .get_many::<OsString>("file")
-        .map(|v| v.cloned().collect())
+        .get_many::<PathBuf>("file")
+        .map(|v| v.map(|p| p.clone().into_os_string()).collect())
         .unwrap_or_default();
     if files.is_empty() {
         files.push("-".into());
