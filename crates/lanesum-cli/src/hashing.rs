@@ -120,8 +120,18 @@ pub fn read_full(mut r: impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
-/// Stream `r` through every algorithm. A reader thread fills the next buffer while this
-/// thread hashes the current one, so the copy out of the page cache (or the wait on a
+/// One read() into `buf`, retried if interrupted.
+fn read_once(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match r.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+/// Stream `r` through every algorithm. A reader thread (where one can be started) fills
+/// the next buffer while this thread hashes the current one, so the copy out of the page cache (or the wait on a
 /// pipe) overlaps the hashing. Three buffers of [`CHUNK`]: memory stays bounded however
 /// long the input is, and a file that grows or shrinks meanwhile gives the digest of
 /// exactly what was read.
@@ -142,26 +152,25 @@ pub fn hash_reader_from(
     for _ in 0..BUFFERS {
         empty_tx.send(vec![0u8; CHUNK]).expect("receiver alive");
     }
-    std::thread::scope(|scope| -> io::Result<()> {
-        scope.spawn(move || {
+    let reader = &mut r;
+    let overlapped = std::thread::scope(|scope| -> io::Result<bool> {
+        let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
             while let Ok(mut buf) = empty_rx.recv() {
                 // One read() per buffer: a pipe hands over what it has at once.
-                let res = loop {
-                    match r.read(&mut buf) {
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        other => break other,
-                    }
-                };
+                let res = read_once(&mut *reader, &mut buf);
                 let done = !matches!(res, Ok(n) if n > 0);
                 if full_tx.send(res.map(|n| (buf, n))).is_err() || done {
                     return;
                 }
             }
         });
+        if spawned.is_err() {
+            return Ok(false);
+        }
         loop {
             let (buf, n) = full_rx.recv().expect("reader sends until done")?;
             if n == 0 {
-                return Ok(());
+                return Ok(true);
             }
             size += n as u64;
             hasher.update(&buf[..n]);
@@ -169,6 +178,18 @@ pub fn hash_reader_from(
             let _ = empty_tx.send(buf);
         }
     })?;
+    if !overlapped {
+        // No thread to spare (a process limit): read and hash in turn.
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = read_once(&mut r, &mut buf)?;
+            if n == 0 {
+                break;
+            }
+            size += n as u64;
+            hasher.update(&buf[..n]);
+        }
+    }
     Ok(Hashed {
         size,
         digests: hasher.finalize(),

@@ -81,19 +81,45 @@ pub fn jobs(
     }
     let (tx, rx) = sync_channel::<Job>(AHEAD);
     let opts = opts.clone();
-    std::thread::spawn(move || {
-        let send = |job: Job| {
-            found.jobs.fetch_add(1, Ordering::Relaxed);
-            tx.send(job).is_ok()
-        };
-        for op in operands {
-            if !walk_operand(op, &opts, &excludes, &send) {
-                return;
+    let walker = {
+        let (operands, opts, excludes, found) = (
+            operands.clone(),
+            opts.clone(),
+            excludes.clone(),
+            found.clone(),
+        );
+        move || {
+            let send = |job: Job| {
+                found.jobs.fetch_add(1, Ordering::Relaxed);
+                tx.send(job).is_ok()
+            };
+            for op in operands {
+                if !walk_operand(op, &opts, &excludes, &send) {
+                    return;
+                }
             }
+            found.complete.store(true, Ordering::Relaxed);
         }
-        found.complete.store(true, Ordering::Relaxed);
+    };
+    if std::thread::Builder::new().spawn(walker).is_ok() {
+        return Box::new(rx.into_iter());
+    }
+    // No thread to spare (a process limit): walk each operand when the jobs before it
+    // are taken, holding its jobs at once.
+    let done = found.clone();
+    let walked = operands.into_iter().flat_map(move |op| {
+        let jobs = std::cell::RefCell::new(Vec::new());
+        walk_operand(op, &opts, &excludes, &|job| {
+            found.jobs.fetch_add(1, Ordering::Relaxed);
+            jobs.borrow_mut().push(job);
+            true
+        });
+        jobs.into_inner()
     });
-    Box::new(rx.into_iter())
+    Box::new(walked.chain(std::iter::from_fn(move || {
+        done.complete.store(true, Ordering::Relaxed);
+        None
+    })))
 }
 
 /// The job of an operand hashed as named.

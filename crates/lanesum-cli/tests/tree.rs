@@ -212,6 +212,11 @@ fn run_unprivileged(dir: &Path, args: &[&str]) -> Option<Output> {
     if unsafe { libc::geteuid() } != 0 {
         return Some(run(dir, args));
     }
+    run_as_nobody(dir, &[], args)
+}
+
+/// Run as nobody (root only; `None` if it cannot), through the command `wrapper` if any.
+fn run_as_nobody(dir: &Path, wrapper: &[&str], args: &[&str]) -> Option<Output> {
     fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
     let nobody = || {
         let mut c = Command::new("setpriv");
@@ -229,7 +234,39 @@ fn run_unprivileged(dir: &Path, args: &[&str]) -> Option<Output> {
     if !reach.success() {
         return None;
     }
-    nobody().arg(BIN).args(args).output().ok()
+    nobody().args(wrapper).arg(BIN).args(args).output().ok()
+}
+
+/// With few threads allowed (a process limit, which counts threads), lanesum works with
+/// the threads it gets (the walk and the stream reader fall back to the main thread) or
+/// says it can't start: never a panic.
+#[test]
+fn a_thread_limit_is_an_error_or_a_fallback_never_a_panic() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return; // only root can run it as nobody, whose limit is not shared with this run
+    }
+    let f = tree();
+    let d = f.path();
+    let args = ["-a", "md5", "-r", "t", "-"];
+    let want = ok(d, &args);
+    for n in 1..=6 {
+        let limit = format!("--nproc={n}");
+        let Some(o) = run_as_nobody(d, &["prlimit", &limit], &args) else {
+            return;
+        };
+        let err = String::from_utf8_lossy(&o.stderr);
+        match o.status.code() {
+            Some(0) => assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{n}"),
+            Some(1) => assert_eq!(
+                err,
+                "lanesum: cannot start threads: \
+                Resource temporarily unavailable (os error 11)\n",
+                "{n}"
+            ),
+            code => panic!("--nproc={n}: {code:?}: {err}"),
+        }
+    }
 }
 
 #[test]

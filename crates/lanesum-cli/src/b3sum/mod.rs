@@ -279,22 +279,21 @@ pub fn run(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
     if m.get_flag("no-mmap") {
         hashing::forbid_mmap();
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(m.get_one::<usize>("num-threads").copied().unwrap_or(0))
-        .build();
-    let pool = match pool {
-        Ok(p) => p,
-        Err(e) => fatal(rep, &e.to_string()),
+    let check = m.get_flag("check");
+    let len = match check {
+        true => 32,
+        false => m.get_one::<u64>("length").copied().unwrap_or(32),
     };
-    pool.install(|| {
-        if m.get_flag("check") {
-            let hashing = Hashing::new(&m, 32, rep);
-            return check::run(&files, &hashing, m.get_flag("quiet"), rep);
-        }
-        let len = m.get_one::<u64>("length").copied().unwrap_or(32);
-        let hashing = Hashing::new(&m, len, rep);
-        hash(&files, &hashing, len, &m, rep)
-    })
+    // The key is read before the threads start, as b3sum does.
+    let hashing = Hashing::new(&m, len, rep);
+    let threads = m.get_one::<usize>("num-threads").copied().unwrap_or(0);
+    if let Err(e) = crate::start_threads(threads) {
+        fatal(rep, &e.to_string());
+    }
+    if check {
+        return check::run(&files, &hashing, m.get_flag("quiet"), rep);
+    }
+    hash(&files, &hashing, len, &m, rep)
 }
 
 fn hash(
