@@ -24,8 +24,9 @@
 //! * Diagnostics show non-UTF-8 bytes of an unknown option as U+FFFD (coreutils: the
 //!   raw bytes).
 //! * The b3sum personality follows b3sum 1.8.7 (compared byte for byte, see
-//!   tests/b3sum.rs) except for `--help` and `--version`, and a standard input open for
-//!   writing only, which is an error as above (b3sum reads it as empty). Its keyed and
+//!   tests/b3sum.rs) except for `--help` and `--version`, usage errors never coloured,
+//!   a standard input open for writing only, which is an error as above (b3sum reads it
+//!   as empty), and write errors, which end the run as above (b3sum panics). Its keyed and
 //!   key-derivation modes hash each file in turn with the blake3 crate (as b3sum does),
 //!   not in lanes.
 //! * Files are hashed in bounded memory (see `pipeline`); files over 1 MiB are mapped a
