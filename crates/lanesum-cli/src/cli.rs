@@ -322,6 +322,9 @@ pub fn run(p: Personality, prog: &str, args: Vec<OsString>) -> i32 {
         args.insert(at, "--".into());
     }
     let opts = parse(p, &specs, args, &mut rep);
+    if let Err(e) = crate::start_threads(0) {
+        rep.fatal(&format!("cannot start threads: {e}"));
+    }
     if let Some(mode) = opts.mode {
         crate::modes::run(&opts, mode, &mut rep)
     } else if opts.check {
@@ -804,7 +807,7 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
             .ok()
             .flatten()
             .is_some_and(|&n| n > 0);
-        o.walk.stdin_read = list == b"-";
+        o.walk.stdin_read = list == b"-" || drains_stdin(OsStr::from_bytes(&list));
         match walk::read_list(OsStr::from_bytes(&list), nul) {
             Ok(names) => o.files.extend(names),
             Err(e) => {
@@ -816,6 +819,20 @@ fn parse(p: Personality, specs: &[OptSpec], args: Vec<OsString>, rep: &mut Repor
         o.files.push(OsString::from("-"));
     }
     o
+}
+
+/// Whether reading `path` takes standard input's bytes: it names the pipe, socket or
+/// device open as standard input (`/dev/stdin`, `/dev/fd/0`). A regular file opened by
+/// name is read from its start, leaving standard input as it was.
+fn drains_stdin(path: &OsStr) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let stdin = crate::hashing::stdin_file().and_then(|f| f.metadata());
+    match (std::fs::metadata(path), stdin) {
+        (Ok(named), Ok(stdin)) => {
+            !stdin.is_file() && named.dev() == stdin.dev() && named.ino() == stdin.ino()
+        }
+        _ => false,
+    }
 }
 
 /// Largest BLAKE3 output lanesum computes: digests are held in memory, and nobody needs

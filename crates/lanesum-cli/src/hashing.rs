@@ -241,8 +241,9 @@ pub fn may_map() -> bool {
 const MMAP_MIN: u64 = 16 << 20;
 
 /// An input for the modes that work on whole inputs (`--etag`, `--blocks`,
-/// `--torrent-pieces`): a regular file whole (mapped when large), anything else (standard
-/// input, FIFOs, devices) as a reader to take a chunk at a time, in bounded memory.
+/// `--torrent-pieces`, b3sum's keyed modes): a regular file whole (mapped when large),
+/// anything else (standard input, FIFOs, devices, large files that may not be mapped)
+/// as a reader to take a chunk at a time, in bounded memory.
 pub enum Source {
     Whole(Contents),
     Stream(Box<dyn Read>),
@@ -252,6 +253,10 @@ pub enum Source {
 /// from a file truncated under the mapping into a message), or streamed where they may
 /// not be mapped.
 pub fn open_source(input: &Input) -> io::Result<Source> {
+    open_source_with(input, may_map())
+}
+
+fn open_source_with(input: &Input, may_map: bool) -> io::Result<Source> {
     let p = match input {
         Input::Stdin => return Ok(Source::Stream(Box::new(stdin_file()?))),
         Input::Path(p) => p,
@@ -262,7 +267,7 @@ pub fn open_source(input: &Input) -> io::Result<Source> {
         return Ok(Source::Stream(Box::new(f)));
     }
     if m.len() >= MMAP_MIN {
-        if let (true, Ok(len)) = (may_map(), usize::try_from(m.len())) {
+        if let (true, Ok(len)) = (may_map, usize::try_from(m.len())) {
             // SAFETY: the mapping is only read. If another process truncates the file
             // while it is mapped, reading the vanished pages raises SIGBUS, which main.rs
             // turns into a clear error message and exit status 1; other concurrent
@@ -277,4 +282,26 @@ pub fn open_source(input: &Input) -> io::Result<Source> {
     let mut v = Vec::new();
     f.read_to_end(&mut v)?;
     Ok(Source::Whole(Contents::Read(v)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large file is mapped, or streamed where it may not be (it was read whole).
+    #[test]
+    fn large_files_map_or_stream() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sparse");
+        File::create(&path).unwrap().set_len(MMAP_MIN).unwrap();
+        let input = Input::Path(path.into_os_string());
+        assert!(matches!(
+            open_source_with(&input, true).unwrap(),
+            Source::Whole(Contents::Mapped(..))
+        ));
+        assert!(matches!(
+            open_source_with(&input, false).unwrap(),
+            Source::Stream(_)
+        ));
+    }
 }

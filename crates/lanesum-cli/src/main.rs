@@ -65,22 +65,16 @@ fn main() {
         eprintln!("lanesum: {e}");
         std::process::exit(2);
     }
-    let prog = cli::program_name(personality, &arg0);
-    if personality != Personality::B3sum {
-        // b3sum's --num-threads sizes the pool: it starts it itself.
-        if let Err(e) = start_threads(0) {
-            eprintln!("{prog}: cannot start threads: {e}");
-            std::process::exit(1);
-        }
-    }
     if personality == Personality::Lanesum && rest.first().is_some_and(|a| a == "speed") {
         std::process::exit(speed::run(rest[1..].to_vec()));
     }
+    let prog = cli::program_name(personality, &arg0);
     std::process::exit(cli::run(personality, &prog, rest));
 }
 
-/// Start rayon's global pool (`threads`: 0 for its default size) now, so that a process
-/// limit on threads is reported rather than panicking where the pool is first used.
+/// Start rayon's global pool (`threads`: 0 for its default size) once the options are
+/// read, so that a process limit on threads is reported rather than panicking where the
+/// pool is first used.
 fn start_threads(threads: usize) -> Result<(), rayon::ThreadPoolBuildError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

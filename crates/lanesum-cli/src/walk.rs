@@ -5,7 +5,8 @@
 //! `walkdir` on a helper thread, entries sorted by name in each directory, so the output
 //! order depends only on the tree, never on thread timing. The walk hands jobs over a
 //! bounded channel: memory stays bounded however large the tree, and hashing starts at
-//! once. In a walk only regular files are hashed: symlinks are skipped unless `-L`
+//! once. (Where no thread can be started, a process limit, each operand is walked whole
+//! when its turn comes, its jobs held at once.) In a walk only regular files are hashed: symlinks are skipped unless `-L`
 //! (then followed, loops reported), FIFOs, sockets and devices are skipped (they are
 //! read only when named explicitly). Errors (unreadable directories, loops) become jobs
 //! in their place, so they are reported in order and make the exit status 1.
@@ -81,27 +82,27 @@ pub fn jobs(
     }
     let (tx, rx) = sync_channel::<Job>(AHEAD);
     let opts = opts.clone();
-    let walker = {
-        let (operands, opts, excludes, found) = (
-            operands.clone(),
-            opts.clone(),
-            excludes.clone(),
-            found.clone(),
-        );
-        move || {
-            let send = |job: Job| {
-                found.jobs.fetch_add(1, Ordering::Relaxed);
-                tx.send(job).is_ok()
-            };
-            for op in operands {
-                if !walk_operand(op, &opts, &excludes, &send) {
-                    return;
-                }
+    // The walk's inputs go to its thread once it has started, so that they are still
+    // here, not copied, if it can't start.
+    let (start, started) = std::sync::mpsc::channel::<(Vec<OsString>, WalkOptions, GlobSet)>();
+    let counts = found.clone();
+    let walker = move || {
+        let Ok((operands, opts, excludes)) = started.recv() else {
+            return;
+        };
+        let send = |job: Job| {
+            counts.jobs.fetch_add(1, Ordering::Relaxed);
+            tx.send(job).is_ok()
+        };
+        for op in operands {
+            if !walk_operand(op, &opts, &excludes, &send) {
+                return;
             }
-            found.complete.store(true, Ordering::Relaxed);
         }
+        counts.complete.store(true, Ordering::Relaxed);
     };
     if std::thread::Builder::new().spawn(walker).is_ok() {
+        let _ = start.send((operands, opts, excludes));
         return Box::new(rx.into_iter());
     }
     // No thread to spare (a process limit): walk each operand when the jobs before it

@@ -103,6 +103,32 @@ fn hashes_escapes_and_checks() {
         b"b3sum: Invalid check line format\nb3sum: WARNING: 2 computed checksums did NOT match\n"
     );
     assert_eq!(out.status.code(), Some(1));
+    // A digest that doesn't match; --quiet keeps only what failed.
+    f.write("b", b"other\n");
+    f.write("mixed", format!("{HELLO}  a\n{HELLO}  b\n").as_bytes());
+    let out = f.b3sum(&["-c", "mixed"], b"");
+    assert_eq!(out.stdout, b"a: OK\nb: FAILED\n");
+    assert_eq!(
+        out.stderr,
+        b"b3sum: WARNING: 1 computed checksum did NOT match\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = f.b3sum(&["-c", "--quiet", "mixed"], b"");
+    assert_eq!(
+        (out.stdout, out.status.code()),
+        (b"b: FAILED\n".to_vec(), Some(1))
+    );
+    // --check reads the output from --seek, as b3sum does.
+    let seeked = f.ok(&["--seek", "5", "a", "b"], b"");
+    f.write("seeked", seeked.as_bytes());
+    assert_eq!(
+        f.ok(&["-c", "--seek", "5", "seeked"], b""),
+        "a: OK\nb: OK\n"
+    );
+    assert_eq!(
+        f.b3sum(&["-c", "seeked"], b"").stdout,
+        b"a: FAILED\nb: FAILED\n"
+    );
     // Options --check can't take are usage errors.
     for bad in [
         "-l",
@@ -227,7 +253,8 @@ fn keyed_mode_refuses_a_bad_key_and_stdin() {
 #[test]
 fn long_outputs_stream_and_read_paths_agree() {
     let f = Fixture::new();
-    let data = input(5 << 20);
+    // Large enough to be mapped (16 MiB), and to stream where it may not be.
+    let data = input(17 << 20);
     f.write("big", &data);
     // Past what the lanes compute (64 KiB): the blake3 crate's reader, from the start.
     let long = f.ok(&["--no-names", "-l", "70000", "a"], b"");

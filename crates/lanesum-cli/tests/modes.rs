@@ -201,8 +201,8 @@ fn modes_stream_standard_input() {
     }
 }
 
-/// A file large enough to be mapped is streamed instead where mapping is turned off (it
-/// was read whole into memory), with the same results.
+/// A file large enough to be mapped is streamed where mapping is turned off (it was read
+/// whole into memory; hashing.rs tests which way it is read): the results are the same.
 #[test]
 fn unmapped_large_files_stream_alike() {
     let f = fixture();

@@ -152,8 +152,8 @@ fn files_from_newline_and_nul() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing"));
     // Standard input holds the list: a `-` there or among the operands is an error (it
     // gave the digest of nothing), and the other names are hashed.
-    for recursive in [false, true] {
-        let mut args = vec!["-a", "md5", "--files-from", "-", "-"];
+    for (recursive, list) in [(false, "-"), (true, "-"), (false, "/dev/stdin")] {
+        let mut args = vec!["-a", "md5", "--files-from", list, "-"];
         if recursive {
             args.push("-r");
         }
@@ -246,13 +246,20 @@ fn a_thread_limit_is_an_error_or_a_fallback_never_a_panic() {
     if unsafe { libc::geteuid() } != 0 {
         return; // only root can run it as nobody, whose limit is not shared with this run
     }
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        return;
+    }
     let f = tree();
     let d = f.path();
     let args = ["-a", "md5", "-r", "t", "-"];
     let want = ok(d, &args);
+    // One pool thread whatever the core count: then some limit lets the pool start but
+    // not the walk's thread or the stream reader's, whose fallbacks this is about. The
+    // limit counts all of nobody's threads, so which limit that is may vary.
     for n in 1..=6 {
         let limit = format!("--nproc={n}");
-        let Some(o) = run_as_nobody(d, &["prlimit", &limit], &args) else {
+        let wrapper = ["env", "RAYON_NUM_THREADS=1", "prlimit", &limit];
+        let Some(o) = run_as_nobody(d, &wrapper, &args) else {
             return;
         };
         let err = String::from_utf8_lossy(&o.stderr);
