@@ -130,11 +130,12 @@ fn read_once(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     }
 }
 
-/// Stream `r` through every algorithm. A reader thread (where one can be started) fills
-/// the next buffer while this thread hashes the current one, so the copy out of the page cache (or the wait on a
-/// pipe) overlaps the hashing. Three buffers of [`CHUNK`]: memory stays bounded however
-/// long the input is, and a file that grows or shrinks meanwhile gives the digest of
-/// exactly what was read.
+/// Stream `r` through every algorithm. A reader thread fills the next buffer while this
+/// thread hashes the current one, so the copy out of the page cache (or the wait on a
+/// pipe) overlaps the hashing; where no thread can be started (a process limit) this one
+/// reads and hashes in turn. At most three buffers of [`CHUNK`]: memory stays bounded
+/// however long the input is, and a file that grows or shrinks meanwhile gives the digest
+/// of exactly what was read.
 pub fn hash_reader(r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed> {
     hash_reader_from(r, MultiHasher::new(algs), 0)
 }

@@ -6,10 +6,11 @@
 //! order depends only on the tree, never on thread timing. The walk hands jobs over a
 //! bounded channel: memory stays bounded however large the tree, and hashing starts at
 //! once. (Where no thread can be started, a process limit, each operand is walked whole
-//! when its turn comes, its jobs held at once.) In a walk only regular files are hashed: symlinks are skipped unless `-L`
-//! (then followed, loops reported), FIFOs, sockets and devices are skipped (they are
-//! read only when named explicitly). Errors (unreadable directories, loops) become jobs
-//! in their place, so they are reported in order and make the exit status 1.
+//! when its turn comes, its jobs held at once.) In a walk only regular files are hashed:
+//! symlinks are skipped unless `-L` (then followed, loops reported), FIFOs, sockets and
+//! devices are skipped (they are read only when named explicitly). Errors (unreadable
+//! directories, loops) become jobs in their place, so they are reported in order and make
+//! the exit status 1.
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read};
