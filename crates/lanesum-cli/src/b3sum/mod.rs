@@ -286,9 +286,10 @@ pub fn run(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
         hashing::forbid_mmap();
     }
     let check = m.get_flag("check");
-    let len = match check {
-        true => 32,
-        false => m.get_one::<u64>("length").copied().unwrap_or(32),
+    let len = if check {
+        32
+    } else {
+        m.get_one::<u64>("length").copied().unwrap_or(32)
     };
     // The key is read before the threads start, as b3sum does.
     let hashing = Hashing::new(&m, len, rep);
