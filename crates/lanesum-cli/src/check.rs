@@ -24,7 +24,6 @@
 //!   32 hex digits md5, 40 sha1, 56 sha224, 64 sha256, 96 sha384, 128 sha512 (the
 //!   coreutils tools' lengths; sha512-256, blake2 and blake3 lines need a tag or `-a`).
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
@@ -86,23 +85,9 @@ fn at(s: &[u8], i: usize) -> u8 {
     s.get(i).copied().unwrap_or(0)
 }
 
-/// Undo `\\`, `\n`, `\r`; `None` for any other escape, a trailing `\` or a NUL.
+/// An escaped name undone ([`output::unescape_name`]); `None` if it holds a NUL too.
 fn unescape(s: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut it = s.iter();
-    while let Some(&b) = it.next() {
-        match b {
-            b'\\' => match it.next() {
-                Some(b'\\') => out.push(b'\\'),
-                Some(b'n') => out.push(b'\n'),
-                Some(b'r') => out.push(b'\r'),
-                _ => return None,
-            },
-            0 => return None,
-            _ => out.push(b),
-        }
-    }
-    Some(out)
+    output::unescape_name(s).filter(|name| !name.contains(&0))
 }
 
 /// An unescaped name is a C string in coreutils: it ends at the first NUL.
@@ -387,12 +372,7 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
     } else {
         file.to_vec()
     };
-    let opened = if is_stdin {
-        hashing::stdin_file()
-    } else {
-        File::open(std::ffi::OsStr::from_bytes(file))
-    };
-    let reader = match opened {
+    let reader = match hashing::open_operand(std::ffi::OsStr::from_bytes(file)) {
         Ok(f) => f,
         Err(e) => {
             rep.file_error(file, &e);

@@ -6,7 +6,7 @@
 //! This module holds the types and the one-stream path (standard input, FIFOs, devices,
 //! a lone big file).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::AsFd;
@@ -34,6 +34,19 @@ impl Input {
             Input::Path(op.clone())
         }
     }
+
+    /// The input's file: for standard input a duplicate of descriptor 0 ([`stdin_file`]).
+    pub fn open(&self) -> io::Result<File> {
+        match self {
+            Input::Stdin => stdin_file(),
+            Input::Path(p) => File::open(p),
+        }
+    }
+}
+
+/// Open the file an operand names, `-` being standard input (check files, name lists).
+pub fn open_operand(op: &OsStr) -> io::Result<File> {
+    Input::from_operand(&op.to_os_string()).open()
 }
 
 /// One thing to report: the name it is printed under, and what to hash, or the error met
@@ -100,21 +113,16 @@ pub fn stdin_file() -> io::Result<File> {
 
 /// Stream one input that is not a regular file (or is one too big for a window).
 pub fn hash_streamed(input: &Input, algs: &[Algorithm]) -> io::Result<Hashed> {
-    match input {
-        Input::Stdin => hash_reader(stdin_file()?, algs),
-        Input::Path(p) => hash_reader(File::open(p)?, algs),
-    }
+    hash_reader(input.open()?, algs)
 }
 
 /// Read into `buf` until it is full or at end of input; returns the bytes read.
 pub fn read_full(mut r: impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+        match read_once(&mut r, &mut buf[n..])? {
+            0 => break,
+            k => n += k,
         }
     }
     Ok(n)
@@ -258,11 +266,10 @@ pub fn open_source(input: &Input) -> io::Result<Source> {
 }
 
 fn open_source_with(input: &Input, may_map: bool) -> io::Result<Source> {
-    let p = match input {
-        Input::Stdin => return Ok(Source::Stream(Box::new(stdin_file()?))),
-        Input::Path(p) => p,
-    };
-    let mut f = File::open(p)?;
+    let mut f = input.open()?;
+    if *input == Input::Stdin {
+        return Ok(Source::Stream(Box::new(f)));
+    }
     let m = f.metadata()?;
     if !m.is_file() {
         return Ok(Source::Stream(Box::new(f)));

@@ -224,12 +224,7 @@ fn excluded(set: &GlobSet, name: &OsStr, path: &OsStr, root_len: usize) -> bool 
 /// with `nul`. Empty names are skipped.
 pub fn read_list(file: &OsStr, nul: bool) -> io::Result<Vec<OsString>> {
     let mut data = Vec::new();
-    let mut f = if file == "-" {
-        crate::hashing::stdin_file()?
-    } else {
-        std::fs::File::open(file)?
-    };
-    f.read_to_end(&mut data)?;
+    crate::hashing::open_operand(file)?.read_to_end(&mut data)?;
     let sep = if nul { 0 } else { b'\n' };
     Ok(data
         .split(|&b| b == sep)

@@ -140,7 +140,6 @@ impl Algorithm {
         match self {
             Algorithm::Blake2b(n) | Algorithm::Blake2bp(n) => (1..=64).contains(&n),
             Algorithm::Blake2s(n) | Algorithm::Blake2sp(n) => (1..=32).contains(&n),
-            Algorithm::Blake3(_) => true,
             _ => true,
         }
     }

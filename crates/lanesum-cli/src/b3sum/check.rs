@@ -13,8 +13,11 @@ use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
+use lanesum::Digest;
+
 use super::{fatal, Hashing};
 use crate::hashing::{self, Input};
+use crate::output;
 use crate::report::Reporter;
 
 /// A parsed check line: the name as written (for messages), the path, the digest.
@@ -23,24 +26,6 @@ struct Line {
     shown: String,
     path: String,
     expected: [u8; 32],
-}
-
-fn unescape(s: &str) -> Result<String, &'static str> {
-    let mut out = String::with_capacity(s.len());
-    let mut it = s.chars();
-    while let Some(c) = it.next() {
-        if c == '\\' {
-            match it.next() {
-                Some('n') => out.push('\n'),
-                Some('r') => out.push('\r'),
-                Some('\\') => out.push('\\'),
-                _ => return Err("Invalid backslash escape"),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    Ok(out)
 }
 
 /// `(hex, name)` of `hex  name` (split at the first double space: names may hold one),
@@ -65,17 +50,16 @@ fn parse_line(line: &str) -> Result<Line, &'static str> {
     if hex.len() != 64 {
         return Err("Invalid hash length");
     }
-    let nib = |c: u8| match c {
-        b'0'..=b'9' => Ok(c - b'0'),
-        b'a'..=b'f' => Ok(c - b'a' + 10),
-        _ => Err("Invalid hex"),
-    };
-    let mut expected = [0u8; 32];
-    for (byte, pair) in expected.iter_mut().zip(hex.as_bytes().chunks_exact(2)) {
-        *byte = (nib(pair[0])? << 4) | nib(pair[1])?;
-    }
+    // Lowercase only, as b3sum.
+    let expected: [u8; 32] = Some(hex)
+        .filter(|h| h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
+        .and_then(Digest::from_hex)
+        .and_then(|d| d.as_bytes().try_into().ok())
+        .ok_or("Invalid hex")?;
     let path = if escaped {
-        unescape(name)?
+        let bytes = output::unescape_name(name.as_bytes()).ok_or("Invalid backslash escape")?;
+        // Escapes only ever replace ASCII with ASCII: still the UTF-8 it was.
+        String::from_utf8_lossy(&bytes).into_owned()
     } else {
         name.to_string()
     };
@@ -103,12 +87,7 @@ fn parse_line(line: &str) -> Result<Line, &'static str> {
 pub(super) fn run(files: &[OsString], hashing: &Hashing, quiet: bool, rep: &mut Reporter) -> i32 {
     let mut failed: u64 = 0;
     for f in files {
-        let opened = if f == "-" {
-            hashing::stdin_file()
-        } else {
-            std::fs::File::open(f)
-        };
-        let mut reader = match opened {
+        let mut reader = match hashing::open_operand(f) {
             Ok(file) => BufReader::new(file),
             Err(e) => fatal(rep, &e.to_string()),
         };

@@ -234,15 +234,12 @@ impl Output {
             Output::Reader(r) => r,
         };
         let mut block = [0u8; 4096];
-        let mut text = Vec::with_capacity(2 * block.len());
         let mut left = len;
         while left > 0 {
             let n = left.min(block.len() as u64) as usize;
             reader.fill(&mut block[..n]);
             if hex {
-                text.clear();
-                text.extend(block[..n].iter().flat_map(|b| hex_pair(*b)));
-                rep.write(&text);
+                rep.write(lanesum::hex_lower(&block[..n]).as_bytes());
             } else {
                 rep.write(&block[..n]);
             }
@@ -259,11 +256,6 @@ impl Output {
         }
         out
     }
-}
-
-fn hex_pair(b: u8) -> [u8; 2] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    [HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]
 }
 
 pub fn run(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
@@ -360,11 +352,5 @@ mod tests {
     #[test]
     fn clap_command_is_consistent() {
         command().debug_assert();
-    }
-
-    #[test]
-    fn hex_pairs() {
-        assert_eq!(hex_pair(0x0f), *b"0f");
-        assert_eq!(hex_pair(0xa0), *b"a0");
     }
 }
