@@ -167,7 +167,7 @@ fn run_batch<F: Family>(
     match start {
         Some(k) => {
             // What fits one call of its kernel, of one shape, runs as one partial wave.
-            let rest = if !forced && rest.len() < k.lanes {
+            let rest = if !forced && rest.len() <= k.lanes {
                 waves::run::<F>(&k, iv, msgs, &rest, true, &mut done).unwrap_or(rest)
             } else {
                 rest
