@@ -34,6 +34,8 @@ pub(crate) use md5_quads;
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512vl;
 
 /// MD5's initial chaining value.
 pub(crate) const IV: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
@@ -149,6 +151,7 @@ impl Family for Md5 {
         {
             v.extend(x86_avx2::kernels(features));
             v.extend(x86_avx512::kernels(features));
+            v.extend(x86_avx512vl::kernels(features));
         }
         let _ = features;
         v

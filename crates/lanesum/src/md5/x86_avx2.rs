@@ -50,7 +50,7 @@ fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
 /// Each `p[l]` must be readable for 64 bytes; the CPU must have AVX2.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn load_transpose(p: &[*const u8; 8], m: &mut [__m256i; 16]) {
+pub(super) unsafe fn load_transpose(p: &[*const u8; 8], m: &mut [__m256i; 16]) {
     for h in 0..4 {
         let mut v = [_mm256_setzero_si256(); 4];
         for (r, v) in v.iter_mut().enumerate() {

@@ -32,10 +32,10 @@ use crate::x86_transpose::avx512::{enter_sets, leave_sets, load_transpose_u32, s
 const PREFETCH: usize = 256;
 
 /// `vpternlogd` immediates with operands (b, c, d) = (0xf0, 0xcc, 0xaa).
-const TL_F: i32 = 0xca; // d ^ (b & (c ^ d))
-const TL_G: i32 = 0xe4; // (b & d) | (c & !d)
-const TL_H: i32 = 0x96; // b ^ c ^ d
-const TL_I: i32 = 0x39; // c ^ (b | !d)
+pub(super) const TL_F: i32 = 0xca; // d ^ (b & (c ^ d))
+pub(super) const TL_G: i32 = 0xe4; // (b & d) | (c & !d)
+pub(super) const TL_H: i32 = 0x96; // b ^ c ^ d
+pub(super) const TL_I: i32 = 0x39; // c ^ (b | !d)
 
 /// The set counts kept, with `est_gbps` from the raw kernel speed test (16 KiB lanes,
 /// one core, best of several runs). On the Xeon, before double-buffering: x1 13.4-14.1,
