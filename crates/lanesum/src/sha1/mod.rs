@@ -10,6 +10,8 @@ mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
 #[cfg(target_arch = "x86_64")]
+mod x86_avx512vl;
+#[cfg(target_arch = "x86_64")]
 mod x86_shani;
 
 pub(crate) const IV: [u32; 5] = [
@@ -61,6 +63,7 @@ impl Family for Sha1 {
         {
             v.extend(x86_avx2::kernels(features));
             v.extend(x86_avx512::kernels(features));
+            v.extend(x86_avx512vl::kernels(features));
             v.extend(x86_shani::kernels(features));
         }
         let _ = features;

@@ -34,140 +34,162 @@ fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
 }
 
 /// Bytes ahead of the current block to prefetch in each lane.
-const PREFETCH: usize = 512;
+pub(super) const PREFETCH: usize = 512;
 
-#[target_feature(enable = "avx2")]
-unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    let lanes = 8 * S;
-    let zero = _mm256_setzero_si256();
-    let sp = state.as_mut_ptr();
-    let mut st = [[zero; S]; 5];
-    for (w, sw) in st.iter_mut().enumerate() {
-        for (s, v) in sw.iter_mut().enumerate() {
-            // SAFETY: state holds 5 * lanes words (asserted by the caller).
-            *v = unsafe { _mm256_loadu_si256(sp.add(w * lanes + s * 8).cast()) };
-        }
-    }
-    let mut ptrs = [[core::ptr::null::<u8>(); 8]; S];
-    for (s, p) in ptrs.iter_mut().enumerate() {
-        for (l, p) in p.iter_mut().enumerate() {
-            *p = blocks[s * 8 + l].as_ptr();
-        }
-    }
-    let k = [
-        _mm256_set1_epi32(0x5a82_7999),
-        _mm256_set1_epi32(0x6ed9_eba1),
-        _mm256_set1_epi32(0x8f1b_bcdcu32 as i32),
-        _mm256_set1_epi32(0xca62_c1d6u32 as i32),
-    ];
-
-    macro_rules! add {
-        ($x:expr, $y:expr) => {
-            _mm256_add_epi32($x, $y)
-        };
-    }
-    macro_rules! xor {
-        ($x:expr, $y:expr) => {
-            _mm256_xor_si256($x, $y)
-        };
-    }
-    macro_rules! and {
-        ($x:expr, $y:expr) => {
-            _mm256_and_si256($x, $y)
-        };
-    }
-    macro_rules! rol {
-        ($x:expr, $n:literal) => {
-            _mm256_or_si256(
-                _mm256_slli_epi32::<$n>($x),
-                _mm256_srli_epi32::<{ 32 - $n }>($x),
-            )
-        };
-    }
-    // Round t for every set: e += rol5(a) + f(b, c, d) + K + W[t]; b = rol30(b).
-    // From round 16 on, W[t] (slot t mod 16) is first computed from the window.
-    macro_rules! round {
-        ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $w:ident, $t:expr) => {
-            let i = $t & 15;
-            for s in 0..S {
-                if $t >= 16 {
-                    let x = xor!(
-                        xor!($w[(i + 13) & 15][s], $w[(i + 8) & 15][s]),
-                        xor!($w[(i + 2) & 15][s], $w[i][s])
-                    );
-                    $w[i][s] = rol!(x, 1);
+/// The kernel body for sets of 8 lanes in ymm registers, also built by the AVX-512VL
+/// kernels (`x86_avx512vl.rs`) with their rotate and three-input logic: `$rol!(x, n)`,
+/// `$xor3!(x, y, z)`, and the round functions `$ch!(b, c, d)` and `$maj!(b, c, d)`.
+macro_rules! ymm_kernel {
+    ($feature:literal, $rol:ident, $xor3:ident, $ch:ident, $maj:ident) => {
+        #[target_feature(enable = $feature)]
+        unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+            let lanes = 8 * S;
+            let zero = _mm256_setzero_si256();
+            let sp = state.as_mut_ptr();
+            let mut st = [[zero; S]; 5];
+            for (w, sw) in st.iter_mut().enumerate() {
+                for (s, v) in sw.iter_mut().enumerate() {
+                    // SAFETY: state holds 5 * lanes words (asserted by the caller).
+                    *v = unsafe { _mm256_loadu_si256(sp.add(w * lanes + s * 8).cast()) };
                 }
-                let (b, c, d) = ($b[s], $c[s], $d[s]);
-                let f = match $t / 20 {
-                    0 => xor!(d, and!(b, xor!(c, d))),
-                    2 => xor!(c, and!(xor!(b, c), xor!(c, d))),
-                    _ => xor!(xor!(b, c), d),
+            }
+            let mut ptrs = [[core::ptr::null::<u8>(); 8]; S];
+            for (s, p) in ptrs.iter_mut().enumerate() {
+                for (l, p) in p.iter_mut().enumerate() {
+                    *p = blocks[s * 8 + l].as_ptr();
+                }
+            }
+            let k = [
+                _mm256_set1_epi32(0x5a82_7999),
+                _mm256_set1_epi32(0x6ed9_eba1),
+                _mm256_set1_epi32(0x8f1b_bcdcu32 as i32),
+                _mm256_set1_epi32(0xca62_c1d6u32 as i32),
+            ];
+
+            macro_rules! add {
+                ($x:expr, $y:expr) => {
+                    _mm256_add_epi32($x, $y)
                 };
-                let ekw = add!($e[s], add!($w[i][s], k[$t / 20]));
-                $e[s] = add!(add!(rol!($a[s], 5), f), ekw);
-                $b[s] = rol!(b, 30);
             }
-        };
-    }
-    macro_rules! five {
-        ($w:ident, $g:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident) => {
-            round!($a, $b, $c, $d, $e, $w, 5 * $g);
-            round!($e, $a, $b, $c, $d, $w, 5 * $g + 1);
-            round!($d, $e, $a, $b, $c, $w, 5 * $g + 2);
-            round!($c, $d, $e, $a, $b, $w, 5 * $g + 3);
-            round!($b, $c, $d, $e, $a, $w, 5 * $g + 4);
-        };
-    }
+            macro_rules! xor {
+                ($x:expr, $y:expr) => {
+                    _mm256_xor_si256($x, $y)
+                };
+            }
+            // Round t for every set: e += rol5(a) + f(b, c, d) + K + W[t]; b = rol30(b).
+            // From round 16 on, W[t] (slot t mod 16) is first computed from the window.
+            macro_rules! round {
+                ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $w:ident, $t:expr) => {
+                    let i = $t & 15;
+                    for s in 0..S {
+                        if $t >= 16 {
+                            let x = $xor3!($w[(i + 13) & 15][s], $w[(i + 8) & 15][s], $w[(i + 2) & 15][s]);
+                            $w[i][s] = $rol!(xor!(x, $w[i][s]), 1);
+                        }
+                        let (b, c, d) = ($b[s], $c[s], $d[s]);
+                        let f = match $t / 20 {
+                            0 => $ch!(b, c, d),
+                            2 => $maj!(b, c, d),
+                            _ => $xor3!(b, c, d),
+                        };
+                        let ekw = add!($e[s], add!($w[i][s], k[$t / 20]));
+                        $e[s] = add!(add!($rol!($a[s], 5), f), ekw);
+                        $b[s] = $rol!(b, 30);
+                    }
+                };
+            }
+            macro_rules! five {
+                ($w:ident, $g:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident) => {
+                    round!($a, $b, $c, $d, $e, $w, 5 * $g);
+                    round!($e, $a, $b, $c, $d, $w, 5 * $g + 1);
+                    round!($d, $e, $a, $b, $c, $w, 5 * $g + 2);
+                    round!($c, $d, $e, $a, $b, $w, 5 * $g + 3);
+                    round!($b, $c, $d, $e, $a, $w, 5 * $g + 4);
+                };
+            }
 
-    for blk in 0..nblocks {
-        let mut w = [[zero; S]; 16];
-        for (s, p) in ptrs.iter().enumerate() {
-            for half in 0..2 {
-                let mut r = [zero; 8];
-                for (l, v) in r.iter_mut().enumerate() {
-                    let at = blk * 64 + half * 32;
-                    // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
-                    // by the caller) and blk < nblocks; the load is unaligned.
-                    *v = bswap(unsafe { _mm256_loadu_si256(p[l].add(at).cast()) });
-                    // A hint only: prefetching past the end of a slice cannot fault.
-                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add(at + PREFETCH).cast());
+            for blk in 0..nblocks {
+                let mut w = [[zero; S]; 16];
+                for (s, p) in ptrs.iter().enumerate() {
+                    for half in 0..2 {
+                        let mut r = [zero; 8];
+                        for (l, v) in r.iter_mut().enumerate() {
+                            let at = blk * 64 + half * 32;
+                            // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
+                            // by the caller) and blk < nblocks; the load is unaligned.
+                            *v = bswap(unsafe { _mm256_loadu_si256(p[l].add(at).cast()) });
+                            // A hint only: prefetching past the end of a slice cannot fault.
+                            _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add(at + PREFETCH).cast());
+                        }
+                        for (i, v) in transpose(r).into_iter().enumerate() {
+                            w[half * 8 + i][s] = v;
+                        }
+                    }
                 }
-                for (i, v) in transpose(r).into_iter().enumerate() {
-                    w[half * 8 + i][s] = v;
+                let [mut a, mut b, mut c, mut d, mut e] = st;
+                five!(w, 0, a, b, c, d, e);
+                five!(w, 1, a, b, c, d, e);
+                five!(w, 2, a, b, c, d, e);
+                five!(w, 3, a, b, c, d, e);
+                five!(w, 4, a, b, c, d, e);
+                five!(w, 5, a, b, c, d, e);
+                five!(w, 6, a, b, c, d, e);
+                five!(w, 7, a, b, c, d, e);
+                five!(w, 8, a, b, c, d, e);
+                five!(w, 9, a, b, c, d, e);
+                five!(w, 10, a, b, c, d, e);
+                five!(w, 11, a, b, c, d, e);
+                five!(w, 12, a, b, c, d, e);
+                five!(w, 13, a, b, c, d, e);
+                five!(w, 14, a, b, c, d, e);
+                five!(w, 15, a, b, c, d, e);
+                for (sw, v) in st.iter_mut().zip([a, b, c, d, e]) {
+                    for s in 0..S {
+                        sw[s] = add!(sw[s], v[s]);
+                    }
                 }
             }
-        }
-        let [mut a, mut b, mut c, mut d, mut e] = st;
-        five!(w, 0, a, b, c, d, e);
-        five!(w, 1, a, b, c, d, e);
-        five!(w, 2, a, b, c, d, e);
-        five!(w, 3, a, b, c, d, e);
-        five!(w, 4, a, b, c, d, e);
-        five!(w, 5, a, b, c, d, e);
-        five!(w, 6, a, b, c, d, e);
-        five!(w, 7, a, b, c, d, e);
-        five!(w, 8, a, b, c, d, e);
-        five!(w, 9, a, b, c, d, e);
-        five!(w, 10, a, b, c, d, e);
-        five!(w, 11, a, b, c, d, e);
-        five!(w, 12, a, b, c, d, e);
-        five!(w, 13, a, b, c, d, e);
-        five!(w, 14, a, b, c, d, e);
-        five!(w, 15, a, b, c, d, e);
-        for (sw, v) in st.iter_mut().zip([a, b, c, d, e]) {
-            for s in 0..S {
-                sw[s] = add!(sw[s], v[s]);
-            }
-        }
-    }
 
-    for (w, sw) in st.iter().enumerate() {
-        for (s, v) in sw.iter().enumerate() {
-            // SAFETY: as for the loads above.
-            unsafe { _mm256_storeu_si256(sp.add(w * lanes + s * 8).cast(), *v) };
+            for (w, sw) in st.iter().enumerate() {
+                for (s, v) in sw.iter().enumerate() {
+                    // SAFETY: as for the loads above.
+                    unsafe { _mm256_storeu_si256(sp.add(w * lanes + s * 8).cast(), *v) };
+                }
+            }
         }
-    }
+    };
 }
+pub(super) use ymm_kernel;
+
+macro_rules! rol_avx2 {
+    ($x:expr, $n:literal) => {
+        _mm256_or_si256(
+            _mm256_slli_epi32::<$n>($x),
+            _mm256_srli_epi32::<{ 32 - $n }>($x),
+        )
+    };
+}
+macro_rules! xor3_avx2 {
+    ($x:expr, $y:expr, $z:expr) => {
+        _mm256_xor_si256(_mm256_xor_si256($x, $y), $z)
+    };
+}
+// d ^ (b & (c ^ d))
+macro_rules! ch_avx2 {
+    ($b:expr, $c:expr, $d:expr) => {
+        _mm256_xor_si256($d, _mm256_and_si256($b, _mm256_xor_si256($c, $d)))
+    };
+}
+// c ^ ((b ^ c) & (c ^ d))
+macro_rules! maj_avx2 {
+    ($b:expr, $c:expr, $d:expr) => {
+        _mm256_xor_si256(
+            $c,
+            _mm256_and_si256(_mm256_xor_si256($b, $c), _mm256_xor_si256($c, $d)),
+        )
+    };
+}
+ymm_kernel!("avx2", rol_avx2, xor3_avx2, ch_avx2, maj_avx2);
 
 #[cfg(test)]
 mod tests {
