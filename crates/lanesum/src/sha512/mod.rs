@@ -11,6 +11,8 @@ mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
 #[cfg(target_arch = "x86_64")]
+mod x86_avx512vl;
+#[cfg(target_arch = "x86_64")]
 mod x86_bmi2;
 
 pub(crate) const IV_512: [u64; 8] = [
@@ -184,6 +186,7 @@ impl Family for Sha512 {
         {
             v.extend(x86_avx2::kernels(features));
             v.extend(x86_avx512::kernels(features));
+            v.extend(x86_avx512vl::kernels(features));
         }
         let _ = features;
         v
