@@ -202,9 +202,47 @@ pub(crate) mod avx512 {
     }
 }
 
-/// 256-bit: 8 lanes of u32.
+/// 256-bit: 8 lanes of u32 (4 of u64).
 pub(crate) mod avx2 {
     use core::arch::x86_64::*;
+
+    /// Word-major lane state (see `lanes`) as `W` words of `S` vectors: word `w` of
+    /// vector set `s` is the 32 bytes at `p + (w * S + s) * 32`, for u32 and u64 words.
+    ///
+    /// # Safety
+    /// `p` must be readable for `32 W S` bytes; the CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn load_sets<const S: usize, const W: usize>(
+        p: *const u8,
+    ) -> [[__m256i; S]; W] {
+        let mut v = [[_mm256_setzero_si256(); S]; W];
+        for (w, word) in v.iter_mut().enumerate() {
+            for (s, x) in word.iter_mut().enumerate() {
+                // SAFETY: (w * S + s) * 32 + 32 <= 32 W S, readable by the contract.
+                *x = unsafe { _mm256_loadu_si256(p.add((w * S + s) * 32).cast()) };
+            }
+        }
+        v
+    }
+
+    /// The store matching [`load_sets`].
+    ///
+    /// # Safety
+    /// `p` must be writable for `32 W S` bytes; the CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn store_sets<const S: usize, const W: usize>(
+        p: *mut u8,
+        v: &[[__m256i; S]; W],
+    ) {
+        for (w, word) in v.iter().enumerate() {
+            for (s, x) in word.iter().enumerate() {
+                // SAFETY: as for `load_sets`, writable by the contract.
+                unsafe { _mm256_storeu_si256(p.add((w * S + s) * 32).cast(), *x) };
+            }
+        }
+    }
 
     /// Byte-swap each u32 (vpshufb indices, repeated per 128-bit lane).
     #[inline]

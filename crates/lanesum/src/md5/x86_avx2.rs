@@ -17,6 +17,7 @@ use super::{word_index, K, S};
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::x86_opaque::opaque_ymm as opaque;
+use crate::x86_transpose::avx2::{load_sets, store_sets};
 
 /// The set counts kept, with `est_gbps` from the raw kernel speed test (16 KiB lanes, one
 /// core of an Intel Xeon; Zen 5: x1 2.9, x2 5.5, x3 6.6): x1 5.1-5.3, x2 7.6-8.2, x3 8.4-9.6, x4 7.7-7.9, x5 7.2-7.5, x6 7.0-7.4
@@ -79,20 +80,11 @@ pub(super) unsafe fn load_transpose(p: &[*const u8; 8], m: &mut [__m256i; 16]) {
 /// `64 nblocks` bytes; the CPU must have AVX2.
 #[target_feature(enable = "avx2")]
 unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    let lanes = 8 * N;
-    let sp = state.as_mut_ptr();
+    let sp = state.as_mut_ptr().cast::<u8>();
     let z = _mm256_setzero_si256();
     let ones = _mm256_set1_epi32(-1);
-    let (mut a, mut b, mut c, mut d) = ([z; N], [z; N], [z; N], [z; N]);
-    for j in 0..N {
-        // SAFETY: state holds 4 words x 8 N lanes; each load is 8 words inside it.
-        unsafe {
-            a[j] = _mm256_loadu_si256(sp.add(8 * j).cast());
-            b[j] = _mm256_loadu_si256(sp.add(lanes + 8 * j).cast());
-            c[j] = _mm256_loadu_si256(sp.add(2 * lanes + 8 * j).cast());
-            d[j] = _mm256_loadu_si256(sp.add(3 * lanes + 8 * j).cast());
-        }
-    }
+    // SAFETY: `state` holds 4 words of 8 N lanes, 128 N bytes.
+    let [mut a, mut b, mut c, mut d] = unsafe { load_sets::<N, 4>(sp) };
     let mut ptrs = [[core::ptr::null::<u8>(); 8]; N];
     for (j, set) in ptrs.iter_mut().enumerate() {
         for (l, p) in set.iter_mut().enumerate() {
@@ -185,15 +177,8 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
             d[j] = _mm256_add_epi32(d[j], dd[j]);
         }
     }
-    for j in 0..N {
-        // SAFETY: as for the loads above.
-        unsafe {
-            _mm256_storeu_si256(sp.add(8 * j).cast(), a[j]);
-            _mm256_storeu_si256(sp.add(lanes + 8 * j).cast(), b[j]);
-            _mm256_storeu_si256(sp.add(2 * lanes + 8 * j).cast(), c[j]);
-            _mm256_storeu_si256(sp.add(3 * lanes + 8 * j).cast(), d[j]);
-        }
-    }
+    // SAFETY: as for the load above.
+    unsafe { store_sets(sp, &[a, b, c, d]) };
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use super::{word_index, K, S};
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::x86_opaque::opaque_ymm as opaque;
+use crate::x86_transpose::avx2::{load_sets, store_sets};
 
 /// The set counts kept, with `est_gbps` from the raw kernel speed test (16 KiB lanes, one
 /// core; `md5_kernel_speed`). Zen 4: x1 4.8-4.9 (AVX2 x1: 5.0; one set is latency-bound
@@ -51,19 +52,10 @@ fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
 /// `64 nblocks` bytes; the CPU must have AVX-512F and AVX-512VL.
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    let lanes = 8 * N;
-    let sp = state.as_mut_ptr();
+    let sp = state.as_mut_ptr().cast::<u8>();
     let z = _mm256_setzero_si256();
-    let (mut a, mut b, mut c, mut d) = ([z; N], [z; N], [z; N], [z; N]);
-    for j in 0..N {
-        // SAFETY: state holds 4 words x 8 N lanes; each load is 8 words inside it.
-        unsafe {
-            a[j] = _mm256_loadu_si256(sp.add(8 * j).cast());
-            b[j] = _mm256_loadu_si256(sp.add(lanes + 8 * j).cast());
-            c[j] = _mm256_loadu_si256(sp.add(2 * lanes + 8 * j).cast());
-            d[j] = _mm256_loadu_si256(sp.add(3 * lanes + 8 * j).cast());
-        }
-    }
+    // SAFETY: `state` holds 4 words of 8 N lanes, 128 N bytes.
+    let [mut a, mut b, mut c, mut d] = unsafe { load_sets::<N, 4>(sp) };
     let mut ptrs = [[core::ptr::null::<u8>(); 8]; N];
     for (j, set) in ptrs.iter_mut().enumerate() {
         for (l, p) in set.iter_mut().enumerate() {
@@ -131,15 +123,8 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
             d[j] = _mm256_add_epi32(d[j], dd[j]);
         }
     }
-    for j in 0..N {
-        // SAFETY: as for the loads above.
-        unsafe {
-            _mm256_storeu_si256(sp.add(8 * j).cast(), a[j]);
-            _mm256_storeu_si256(sp.add(lanes + 8 * j).cast(), b[j]);
-            _mm256_storeu_si256(sp.add(2 * lanes + 8 * j).cast(), c[j]);
-            _mm256_storeu_si256(sp.add(3 * lanes + 8 * j).cast(), d[j]);
-        }
-    }
+    // SAFETY: as for the load above.
+    unsafe { store_sets(sp, &[a, b, c, d]) };
 }
 
 #[cfg(test)]

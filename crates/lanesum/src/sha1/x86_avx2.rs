@@ -43,16 +43,11 @@ macro_rules! ymm_kernel {
     ($feature:literal, $rol:ident, $xor3:ident, $ch:ident, $maj:ident) => {
         #[target_feature(enable = $feature)]
         unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-            let lanes = 8 * S;
             let zero = _mm256_setzero_si256();
-            let sp = state.as_mut_ptr();
-            let mut st = [[zero; S]; 5];
-            for (w, sw) in st.iter_mut().enumerate() {
-                for (s, v) in sw.iter_mut().enumerate() {
-                    // SAFETY: state holds 5 * lanes words (asserted by the caller).
-                    *v = unsafe { _mm256_loadu_si256(sp.add(w * lanes + s * 8).cast()) };
-                }
-            }
+            let sp = state.as_mut_ptr().cast::<u8>();
+            // SAFETY: `state` holds 5 words of 8 S lanes, 32 x 5 S bytes (asserted
+            // by the caller).
+            let mut st = unsafe { crate::x86_transpose::avx2::load_sets::<S, 5>(sp) };
             let mut ptrs = [[core::ptr::null::<u8>(); 8]; S];
             for (s, p) in ptrs.iter_mut().enumerate() {
                 for (l, p) in p.iter_mut().enumerate() {
@@ -150,12 +145,8 @@ macro_rules! ymm_kernel {
                 }
             }
 
-            for (w, sw) in st.iter().enumerate() {
-                for (s, v) in sw.iter().enumerate() {
-                    // SAFETY: as for the loads above.
-                    unsafe { _mm256_storeu_si256(sp.add(w * lanes + s * 8).cast(), *v) };
-                }
-            }
+            // SAFETY: as for the load above.
+            unsafe { crate::x86_transpose::avx2::store_sets(sp, &st) };
         }
     };
 }

@@ -15,7 +15,9 @@
 use super::K;
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
-use crate::x86_transpose::avx2::{bswap_u32 as bswap, transpose_u32 as transpose};
+use crate::x86_transpose::avx2::{
+    bswap_u32 as bswap, load_sets, store_sets, transpose_u32 as transpose,
+};
 use core::arch::x86_64::*;
 
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
@@ -42,16 +44,11 @@ const PREFETCH: usize = 512;
 
 #[target_feature(enable = "avx2")]
 unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    let lanes = 8 * S;
     let zero = _mm256_setzero_si256();
-    let sp = state.as_mut_ptr();
-    let mut st = [[zero; S]; 8];
-    for (w, sw) in st.iter_mut().enumerate() {
-        for (s, v) in sw.iter_mut().enumerate() {
-            // SAFETY: state holds 8 * lanes words (asserted by the caller).
-            *v = unsafe { _mm256_loadu_si256(sp.add(w * lanes + s * 8).cast()) };
-        }
-    }
+    let sp = state.as_mut_ptr().cast::<u8>();
+    // SAFETY: `state` holds 8 words of 8 S lanes, 32 x 8 S bytes (asserted
+    // by the caller).
+    let mut st = unsafe { load_sets::<S, 8>(sp) };
     let mut ptrs = [[core::ptr::null::<u8>(); 8]; S];
     for (s, p) in ptrs.iter_mut().enumerate() {
         for (l, p) in p.iter_mut().enumerate() {
@@ -177,12 +174,8 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
         }
     }
 
-    for (w, sw) in st.iter().enumerate() {
-        for (s, v) in sw.iter().enumerate() {
-            // SAFETY: as for the loads above.
-            unsafe { _mm256_storeu_si256(sp.add(w * lanes + s * 8).cast(), *v) };
-        }
-    }
+    // SAFETY: as for the load above.
+    unsafe { store_sets(sp, &st) };
 }
 
 #[cfg(test)]

@@ -120,16 +120,11 @@ macro_rules! ymm_kernel {
 
         #[target_feature(enable = $feature)]
         unsafe fn compress<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks: usize) {
-            let lanes = 4 * S;
-            let sp = state.as_mut_ptr();
+            let sp = state.as_mut_ptr().cast::<u8>();
             let zero = _mm256_setzero_si256();
-            let mut st = [[zero; S]; 8];
-            for (w, word) in st.iter_mut().enumerate() {
-                for (s, v) in word.iter_mut().enumerate() {
-                    // SAFETY: w * lanes + s * 4 + 4 <= 8 * lanes == state.len().
-                    *v = unsafe { _mm256_loadu_si256(sp.add(w * lanes + s * 4).cast()) };
-                }
-            }
+            // SAFETY: `state` holds 8 words of 4 S lanes, 32 x 8 S bytes (asserted
+            // by the caller).
+            let mut st = unsafe { crate::x86_transpose::avx2::load_sets::<S, 8>(sp) };
             // SAFETY: 16-byte arrays read unaligned.
             let (bswap, ror8) = unsafe {
                 (
@@ -173,12 +168,8 @@ macro_rules! ymm_kernel {
                     }
                 }
             }
-            for (w, word) in st.iter().enumerate() {
-                for (s, v) in word.iter().enumerate() {
-                    // SAFETY: as for the loads above.
-                    unsafe { _mm256_storeu_si256(sp.add(w * lanes + s * 4).cast(), *v) };
-                }
-            }
+            // SAFETY: as for the load above.
+            unsafe { crate::x86_transpose::avx2::store_sets(sp, &st) };
         }
     };
 }
