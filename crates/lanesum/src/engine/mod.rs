@@ -60,8 +60,8 @@ pub struct Engine {
     sha1: Arc<Pool<Sha1>>,
     sha256: Arc<Pool<Sha256>>,
     sha512: Arc<Pool<Sha512>>,
-    /// Streams that have written and not finished, over all families (each pool counts
-    /// its own as well).
+    /// Writers (streams that have handed blocks to a pool and not finished), over all
+    /// families (each pool counts its own as well).
     writers: Arc<AtomicUsize>,
 }
 
@@ -106,7 +106,7 @@ impl Engine {
         LaneHasher { alg, inner }
     }
 
-    /// Streams of this engine that have written and not finished, over all families.
+    /// Writers of this engine, over all families.
     pub(crate) fn writers(&self) -> usize {
         self.writers.load(Ordering::Relaxed)
     }
@@ -158,13 +158,13 @@ impl LaneHasher {
         self
     }
 
-    /// Count as a writer of the engine from now on, as if it had written.
+    /// Count as a writer of the engine from now on, as if it had handed blocks to it.
     pub(crate) fn start_writing(&mut self) {
         match &mut self.inner {
-            Inner::Md5(s) => s.wrote(0),
-            Inner::Sha1(s) => s.wrote(0),
-            Inner::Sha256(s) => s.wrote(0),
-            Inner::Sha512(s) => s.wrote(0),
+            Inner::Md5(s) => s.join(),
+            Inner::Sha1(s) => s.join(),
+            Inner::Sha256(s) => s.join(),
+            Inner::Sha512(s) => s.join(),
             Inner::Plain(_) => {}
         }
     }

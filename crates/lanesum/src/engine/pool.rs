@@ -63,7 +63,7 @@ const HALVES_BUDGET: usize = if cfg!(test) { 64 << 10 } else { 4 << 20 };
 
 /// Writes smaller than this are gathered in the stream itself before they reach the slot,
 /// so tiny writes cost a copy, not a lock.
-const STAGE: usize = 1024;
+pub(crate) const STAGE: usize = 1024;
 
 type Slot<F> = Arc<SlotCell<F>>;
 
@@ -130,10 +130,11 @@ pub(crate) struct Pool<F: Family> {
     /// Slots with a `ready` half, in the order they became ready. May hold stale entries
     /// (slots hashed since, or dropped); rounds discard those.
     waiting: Mutex<Vec<Slot<F>>>,
-    /// Streams that have written and not finished. A lone writer hashes at once: there is
-    /// nobody to share lanes with, and copying would only cost.
+    /// Streams that have handed blocks to the pool (or were counted early by a
+    /// `MultiHasher`) and not finished. A lone writer hashes at once: there is nobody to
+    /// share lanes with, and copying would only cost.
     writers: AtomicUsize,
-    /// Streams that have written and not finished on the whole engine (all families).
+    /// The same over the whole engine (all families).
     engine_writers: Arc<AtomicUsize>,
 }
 
@@ -405,12 +406,16 @@ impl<F: Family> Pool<F> {
 }
 
 /// A stream of one Merkle–Damgård family whose blocks go through a [`Pool`].
+///
+/// Small, so that a hasher is cheap to make and move: the stage and the slot are made
+/// when first needed, and a message shorter than the stage never touches the pool.
 pub(crate) struct Stream<F: Family> {
     pool: Arc<Pool<F>>,
-    slot: Slot<F>,
+    /// Made when whole blocks first reach the pool; until then the state is `iv`.
+    slot: Option<Slot<F>>,
+    iv: F::State,
     /// Bytes not yet handed to the slot: fewer than `STAGE`.
-    part: [u8; STAGE],
-    part_len: usize,
+    part: Vec<u8>,
     total: u64,
     /// Counted in `pool.writers`.
     writing: bool,
@@ -420,7 +425,19 @@ impl<F: Family> Stream<F> {
     pub(crate) fn new(pool: Arc<Pool<F>>, iv: F::State) -> Self {
         Stream {
             pool,
-            slot: Arc::new(SlotCell {
+            slot: None,
+            iv,
+            part: Vec::new(),
+            total: 0,
+            writing: false,
+        }
+    }
+
+    fn slot(&mut self) -> Slot<F> {
+        self.join();
+        let iv = self.iv;
+        Arc::clone(self.slot.get_or_insert_with(|| {
+            Arc::new(SlotCell {
                 data: Mutex::new(SlotData {
                     state: iv,
                     ready: Half::default(),
@@ -429,17 +446,24 @@ impl<F: Family> Stream<F> {
                     queued: false,
                 }),
                 back: Condvar::new(),
-            }),
-            part: [0; STAGE],
-            part_len: 0,
-            total: 0,
-            writing: false,
-        }
+            })
+        }))
     }
 
-    /// Count `len` more bytes, and this stream among the writers.
-    pub(crate) fn wrote(&mut self, len: usize) {
-        self.total = self.total.wrapping_add(len as u64);
+    /// Append to the stage, which is allocated once at its full size.
+    fn stage(&mut self, data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
+        if self.part.capacity() < STAGE {
+            self.part.reserve_exact(STAGE - self.part.len());
+        }
+        self.part.extend_from_slice(data);
+    }
+
+    /// Count this stream among the writers (from its first whole blocks for the pool, or
+    /// earlier when a `MultiHasher` asks): a message that fits the stage never does.
+    pub(crate) fn join(&mut self) {
         if !self.writing {
             self.writing = true;
             self.pool.writers.fetch_add(1, Ordering::Relaxed);
@@ -447,59 +471,68 @@ impl<F: Family> Stream<F> {
         }
     }
 
-    pub(crate) fn update(&mut self, mut data: &[u8]) {
+    pub(crate) fn update(&mut self, data: &[u8]) {
         if data.is_empty() {
             return;
         }
-        self.wrote(data.len());
-        if self.part_len + data.len() < STAGE {
-            self.part[self.part_len..self.part_len + data.len()].copy_from_slice(data);
-            self.part_len += data.len();
+        self.total = self.total.wrapping_add(data.len() as u64);
+        if self.part.len() + data.len() < STAGE {
+            self.stage(data);
             return;
         }
         // Complete the staged bytes to a whole block: `STAGE` is a multiple of every block
-        // size and `part_len + data.len() >= STAGE`, so `data` has enough.
-        let fill = self.part_len.next_multiple_of(F::BLOCK) - self.part_len;
-        self.part[self.part_len..self.part_len + fill].copy_from_slice(&data[..fill]);
-        let head = self.part_len + fill;
-        data = &data[fill..];
+        // size and `part.len() + data.len() >= STAGE`, so `data` has enough.
+        let fill = self.part.len().next_multiple_of(F::BLOCK) - self.part.len();
+        self.stage(&data[..fill]);
+        let data = &data[fill..];
         let whole = data.len() - data.len() % F::BLOCK;
-        self.pool
-            .absorb(&self.slot, &self.part[..head], &data[..whole], None);
-        let rest = &data[whole..];
-        self.part[..rest.len()].copy_from_slice(rest);
-        self.part_len = rest.len();
+        let slot = self.slot();
+        self.pool.absorb(&slot, &self.part, &data[..whole], None);
+        self.part.clear();
+        self.stage(&data[whole..]);
     }
 
     /// As `update(half)`, but without copying `half` when the stream is at a block
     /// boundary (`half` is whole blocks of every family).
     pub(crate) fn update_shared(&mut self, half: &SharedHalf) {
-        if self.part_len != 0 || half.is_empty() || !half.len().is_multiple_of(F::BLOCK) {
+        if !self.part.is_empty() || half.is_empty() || !half.len().is_multiple_of(F::BLOCK) {
             return self.update(half);
         }
-        self.wrote(half.len());
-        self.pool
-            .absorb(&self.slot, &[], &[], Some(Arc::clone(half)));
+        self.total = self.total.wrapping_add(half.len() as u64);
+        let slot = self.slot();
+        self.pool.absorb(&slot, &[], &[], Some(Arc::clone(half)));
     }
 
     /// Bytes held unhashed in the slot (not counting the stage).
     #[cfg(test)]
     pub(crate) fn buffered(&self) -> usize {
-        let d = self.slot.data.lock();
-        d.ready.len() + d.fill.len()
+        self.slot.as_ref().map_or(0, |slot| {
+            let d = slot.data.lock();
+            d.ready.len() + d.fill.len()
+        })
     }
 
-    pub(crate) fn finalize(self, len: usize) -> Digest {
-        let whole = self.part_len - self.part_len % F::BLOCK;
-        let mut me = self.slot.data.lock();
-        Pool::wait_back(&self.slot, &mut me);
-        self.pool.round(
-            &self.slot,
-            &mut me,
-            [&self.part[..whole], &[]],
-            Some((&self.part[whole..self.part_len], self.total)),
-        );
-        digest_of::<F>(&me.state, len)
+    pub(crate) fn finalize(mut self, len: usize) -> Digest {
+        let whole = self.part.len() - self.part.len() % F::BLOCK;
+        let (body, tail) = self.part.split_at(whole);
+        let Some(slot) = self.slot.take() else {
+            // Nothing reached the pool: a short message, hashed here.
+            let state = Job::<F> {
+                state: self.iv,
+                segs: [body, &[], &[]],
+                fin: Some((tail, self.total)),
+            }
+            .run_single();
+            return digest_of::<F>(&state, len);
+        };
+        let mut me = slot.data.lock();
+        Pool::wait_back(&slot, &mut me);
+        self.pool
+            .round(&slot, &mut me, [body, &[]], Some((tail, self.total)));
+        let state = me.state;
+        drop(me);
+        self.slot = Some(slot);
+        digest_of::<F>(&state, len)
     }
 }
 
@@ -511,10 +544,12 @@ impl<F: Family> Drop for Stream<F> {
         }
         // Free the halves now (a round holding one gives it back to the slot, which goes
         // with the last reference); a stale `waiting` entry may keep the slot a while.
-        let mut d = self.slot.data.lock();
-        d.fill = Half::default();
-        if !d.busy {
-            d.ready = Half::default();
+        if let Some(slot) = &self.slot {
+            let mut d = slot.data.lock();
+            d.fill = Half::default();
+            if !d.busy {
+                d.ready = Half::default();
+            }
         }
     }
 }

@@ -160,7 +160,9 @@ fn buffered_data_is_bounded() {
 fn churn_leaves_nothing_behind() {
     let engine = Engine::new();
     let mut keep = engine.hasher(Algorithm::Sha256);
-    keep.update(&[1]); // a companion writer, so the others' writes defer
+    // A companion writer, so the others' writes defer (a write that fits the stage would
+    // not count).
+    keep.update(&[1; 2048]);
     let block = [7u8; 3000];
     for i in 0..200_000 {
         let mut h = engine.hasher(Algorithm::Sha256);
@@ -316,8 +318,9 @@ fn multi_hashers_interleaved_on_one_thread() {
                 random_bytes(&mut rng, n)
             })
             .collect();
-        // Streams that wrote a byte and wait: while there are enough, the multis are
+        // Streams that wrote some blocks and wait: while there are enough, the multis are
         // not alone on the engine.
+        let some = [b'x'; 2048];
         let mut idle: Vec<LaneHasher> = Vec::new();
         enum H {
             Multi(MultiHasher, Vec<Algorithm>),
@@ -342,13 +345,13 @@ fn multi_hashers_interleaved_on_one_thread() {
             if rng.random_bool(0.02) {
                 for _ in 0..rng.random_range(0..10) {
                     let mut l = engine.hasher(all[rng.random_range(0..all.len())]);
-                    l.update(b"x");
+                    l.update(&some);
                     idle.push(l);
                 }
             } else if rng.random_bool(0.02) {
                 for l in idle.drain(..rng.random_range(0..=idle.len())) {
                     let a = l.algorithm();
-                    assert_eq!(l.finalize(), hash(a, b"x"));
+                    assert_eq!(l.finalize(), hash(a, &some));
                 }
             }
             let k = rng.random_range(0..hs.len());
@@ -382,5 +385,32 @@ fn multi_hashers_interleaved_on_one_thread() {
         }
         drop(idle);
         assert_eq!(engine.writers(), 0);
+    }
+}
+
+/// A message that fits the stage never reaches the pool: no slot, not counted as a writer
+/// (so it costs what a plain `Hasher` does); one more byte and it is.
+#[test]
+fn short_messages_stay_off_the_pool() {
+    let engine = Engine::new();
+    let data = [0xa5u8; pool::STAGE];
+    for alg in [
+        Algorithm::Md5,
+        Algorithm::Sha1,
+        Algorithm::Sha256,
+        Algorithm::Sha384,
+    ] {
+        for len in [0, 1, 55, 56, 64, 111, 112, 128, pool::STAGE - 1] {
+            let mut h = engine.hasher(alg);
+            h.update(&data[..len / 2]);
+            h.update(&data[len / 2..len]);
+            assert_eq!(engine.writers(), 0, "{alg} len {len}");
+            assert_eq!(h.finalize(), hash(alg, &data[..len]), "{alg} len {len}");
+        }
+        let mut h = engine.hasher(alg);
+        h.update(&data);
+        assert_eq!(engine.writers(), 1, "{alg}");
+        assert_eq!(h.finalize(), hash(alg, &data), "{alg}");
+        assert_eq!(engine.writers(), 0, "{alg}");
     }
 }
