@@ -1,0 +1,128 @@
+//! Issue 4's engine targets as ratios to their baselines, each pair run back to back and in
+//! alternating order, round after round, so that a shared machine's slow spells (which
+//! come and go over seconds) fall on both sides of a ratio. Prints every round's ratio and
+//! the median:
+//!
+//! - `MultiHasher` md5+sha1+sha256+sha512, 64 KiB x 1024 writes, against RustCrypto's
+//!   four one after another (target >= 2x);
+//! - noisy neighbour: 32 threads each streaming in 32 KiB writes through `MultiHasher`s,
+//!   against the sequential reference on the same threads (>= 4x);
+//! - 32 concurrent MD5 and SHA-256 streams through the engine against `hash_many_par` on
+//!   the same data (>= 0.8);
+//! - a lone MD5 / SHA-256 stream through the engine against the single-stream path
+//!   (>= 0.95).
+//!
+//! `cargo bench -p lanesum --bench engine_ratios`; `LANESUM_BENCH_MIB` (default 64) sets
+//! the bytes per stream, `LANESUM_BENCH_ROUNDS` (default 7) the rounds. Under `cargo
+//! test` it runs one small round, to check that it works.
+
+mod common;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use common::*;
+use lanesum::{hash_many_par, Algorithm, MultiHasher};
+
+fn seconds(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+/// Runs `base` and `new` once each per round (alternating which goes first) and prints
+/// the rounds' speed-ups of `new` over `base` with their median, and `new`'s median rate.
+fn compare(name: &str, target: f64, bytes: usize, rounds: usize, base: impl Fn(), new: impl Fn()) {
+    let mut ratios = Vec::new();
+    let mut rates = Vec::new();
+    for r in 0..rounds {
+        let (b, n) = if r % 2 == 0 {
+            let b = seconds(&base);
+            (b, seconds(&new))
+        } else {
+            let n = seconds(&new);
+            (seconds(&base), n)
+        };
+        ratios.push(b / n);
+        rates.push(bytes as f64 / n / f64::from(1 << 30));
+    }
+    let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+    println!(
+        "{name:<44} median {:.2}x (target {target}x; {:.2} GiB/s)  rounds: {}",
+        median(&mut ratios),
+        median(&mut rates),
+        each.join(" ")
+    );
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let rounds = std::env::var("LANESUM_BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(if full { 7 } else { 1 });
+    let len = stream_len(if full { 64 } else { 1 });
+    let writes = len / (64 * 1024);
+    let buf = data(len + THREADS * 64);
+    let chunk = &buf[..64 * 1024];
+    if !full {
+        println!("(a smoke run of one small round: these numbers measure nothing)");
+    }
+
+    compare(
+        "multihasher all4, 64 KiB writes",
+        2.0,
+        len,
+        rounds,
+        || {
+            let mut h = Sequential::default();
+            for _ in 0..writes {
+                h.update(black_box(chunk));
+            }
+            black_box(h.finalize());
+        },
+        || {
+            let mut h = MultiHasher::new(&ALL4);
+            for _ in 0..writes {
+                h.update(black_box(chunk));
+            }
+            black_box(h.finalize());
+        },
+    );
+    compare(
+        "noisy neighbour, 32 threads all4",
+        4.0,
+        THREADS * len,
+        rounds,
+        || noisy_sequential(&buf, len),
+        || noisy_multi(&buf, len),
+    );
+    let msgs = stream_messages(&buf, len);
+    for alg in [Algorithm::Md5, Algorithm::Sha256] {
+        compare(
+            &format!("32 {alg} streams vs hash_many_par"),
+            0.8,
+            THREADS * len,
+            rounds,
+            || {
+                black_box(hash_many_par(alg, &msgs));
+            },
+            || lane_streams(alg, &buf, len),
+        );
+    }
+    for alg in [Algorithm::Md5, Algorithm::Sha256] {
+        compare(
+            &format!("lone {alg} stream vs single-stream path"),
+            0.95,
+            len,
+            rounds,
+            || lone_stream(alg, &buf[..len], false),
+            || lone_stream(alg, &buf[..len], true),
+        );
+    }
+}
