@@ -4,6 +4,7 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use super::pool::STAGE;
 use super::{Engine, LaneHasher, SharedHalf};
 use crate::isa::{self, Features};
 use crate::merkle_damgard::{Family, MAX_BLOCK};
@@ -41,9 +42,14 @@ const PAR_BATCH: usize = 4 << 20;
 /// ```
 pub struct MultiHasher {
     engine: Engine,
-    /// Costliest first; `slot[i]` is the output position of `hashers[i]`.
-    hashers: Vec<LaneHasher>,
+    /// Costliest first; `slot[i]` is the output position of `algs[i]`.
+    algs: Vec<Algorithm>,
     slot: Vec<usize>,
+    /// The streams of `algs`, made when data first reaches them: a message shorter
+    /// than `PAR_MIN` that never does is hashed at the end in one go per algorithm.
+    hashers: Vec<LaneHasher>,
+    /// The streams count as the engine's writers.
+    joined: bool,
     /// Writes gathered for the next parallel pass (alone on the engine) or the next
     /// shared half (not alone); which one `pending_alone` says.
     pending: SharedHalf,
@@ -70,8 +76,10 @@ impl MultiHasher {
         slot.sort_by(|&a, &b| cost(algs[b], f).total_cmp(&cost(algs[a], f)));
         MultiHasher {
             engine: engine.clone(),
-            hashers: slot.iter().map(|&i| engine.hasher(algs[i])).collect(),
+            algs: slot.iter().map(|&i| algs[i]).collect(),
             slot,
+            hashers: Vec::new(),
+            joined: false,
             pending: SharedHalf::default(),
             pending_alone: false,
             fed: 0,
@@ -80,20 +88,22 @@ impl MultiHasher {
     }
 
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
-        let n = self.hashers.len();
+        let n = self.algs.len();
         if n <= 1 {
             self.each(data, false);
             return self;
         }
-        if self.fed == 0 && self.pending.is_empty() && !data.is_empty() {
-            // Count as writing from the first byte, before any reaches a stream, so that
-            // MultiHashers starting together see each other rather than all gathering
-            // as if alone.
+        if !self.joined && self.fed as usize + self.pending.len() + data.len() >= STAGE {
+            // Count as writing from the first kilobyte, before any reaches a stream, so
+            // that MultiHashers starting together see each other rather than all
+            // gathering as if alone. A shorter message never counts, as a `LaneHasher`.
+            self.joined = true;
+            self.make_streams();
             for h in &mut self.hashers {
                 h.start_writing();
             }
         }
-        let alone = self.engine.writers() <= n;
+        let alone = self.engine.writers() <= if self.joined { n } else { 0 };
         if alone != self.pending_alone {
             self.flush();
             self.pending_alone = alone;
@@ -116,9 +126,16 @@ impl MultiHasher {
         self
     }
 
+    fn make_streams(&mut self) {
+        if self.hashers.is_empty() {
+            let engine = &self.engine;
+            self.hashers = self.algs.iter().map(|&a| engine.hasher(a)).collect();
+        }
+    }
+
     /// Gather `data` into halves and hand each full one to every stream.
     fn share(&mut self, mut data: &[u8]) {
-        let half = self.engine.shared_half(self.hashers.len());
+        let half = self.engine.shared_half(self.algs.len());
         while !data.is_empty() {
             let buf = Arc::make_mut(&mut self.pending);
             if buf.capacity() < half {
@@ -135,6 +152,7 @@ impl MultiHasher {
             if buf.len() < target {
                 return;
             }
+            self.make_streams();
             for h in &mut self.hashers {
                 h.update_shared(&self.pending);
             }
@@ -169,6 +187,7 @@ impl MultiHasher {
     /// `data` through every algorithm: side by side on several cores when `parallel` and
     /// it is large enough to pay, else one after the other here.
     fn each(&mut self, data: &[u8], parallel: bool) {
+        self.make_streams();
         self.fed += data.len() as u64;
         let threads = rayon::current_num_threads().min(self.hashers.len());
         if parallel && threads > 1 && data.len() >= PAR_MIN {
@@ -202,8 +221,15 @@ impl MultiHasher {
 
     /// The digests, in the order the algorithms were given.
     pub fn finalize(mut self) -> Vec<Digest> {
+        let mut out = vec![Digest::from_bytes(&[]); self.algs.len()];
+        if self.hashers.is_empty() && self.pending.len() < PAR_MIN {
+            for (&a, &i) in self.algs.iter().zip(&self.slot) {
+                out[i] = crate::hash(a, &self.pending);
+            }
+            return out;
+        }
         self.flush();
-        let mut out = vec![Digest::from_bytes(&[]); self.hashers.len()];
+        self.make_streams();
         for (h, &i) in self.hashers.into_iter().zip(&self.slot) {
             out[i] = h.finalize();
         }

@@ -413,4 +413,17 @@ fn short_messages_stay_off_the_pool() {
         assert_eq!(h.finalize(), hash(alg, &data), "{alg}");
         assert_eq!(engine.writers(), 0, "{alg}");
     }
+    // The same for a MultiHasher, whose streams are made only once data reaches them.
+    let algs = [Algorithm::Md5, Algorithm::Sha512, Algorithm::Blake3(32)];
+    for len in [0, 1, 200, pool::STAGE - 1, pool::STAGE] {
+        let mut m = MultiHasher::with_engine(&engine, &algs);
+        m.update(&data[..len / 3]);
+        m.update(&data[len / 3..len]);
+        let lanes = if len < pool::STAGE { 0 } else { 2 };
+        assert_eq!(engine.writers(), lanes, "len {len}");
+        for (a, d) in algs.iter().zip(m.finalize()) {
+            assert_eq!(d, hash(*a, &data[..len]), "{a} len {len}");
+        }
+        assert_eq!(engine.writers(), 0, "len {len}");
+    }
 }
