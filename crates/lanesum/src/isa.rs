@@ -218,6 +218,22 @@ pub(crate) fn est(other: f32, zen4: f32, zen5: f32) -> f32 {
     }
 }
 
+/// The logical CPU this thread runs on now (it may move at any time), for keeping data a
+/// core wrote on that core; 0 where the OS does not say.
+pub(crate) fn current_cpu() -> usize {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        // SAFETY: `sched_getcpu` takes no arguments and touches no memory of ours; it
+        // returns -1 on failure, which maps to 0 below.
+        let cpu = unsafe { libc::sched_getcpu() };
+        usize::try_from(cpu).unwrap_or(0)
+    }
+    #[cfg(any(not(target_os = "linux"), miri))]
+    {
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
