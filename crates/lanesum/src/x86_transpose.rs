@@ -244,6 +244,43 @@ pub(crate) mod avx2 {
         }
     }
 
+    /// The start of each of `8 S` lanes, set `s` lane `l` in `[s][l]`.
+    pub(crate) fn lane_ptrs<const S: usize>(blocks: &[&[u8]]) -> [[*const u8; 8]; S] {
+        core::array::from_fn(|s| core::array::from_fn(|l| blocks[8 * s + l].as_ptr()))
+    }
+
+    /// Block `blk` (64 bytes) of each of `8 S` big-endian lanes as its 16 u32 words, word
+    /// `i` of set `s` in `[i][s]` (SHA-1 and SHA-256), prefetching `PREFETCH` bytes ahead
+    /// in every lane.
+    ///
+    /// # Safety
+    /// Every `ptrs[s][l]` must be readable for `(blk + 1) * 64` bytes; the CPU must have
+    /// AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn load_block_be<const S: usize, const PREFETCH: usize>(
+        ptrs: &[[*const u8; 8]; S],
+        blk: usize,
+    ) -> [[__m256i; S]; 16] {
+        let mut w = [[_mm256_setzero_si256(); S]; 16];
+        for (s, p) in ptrs.iter().enumerate() {
+            for half in 0..2 {
+                let mut r = [_mm256_setzero_si256(); 8];
+                let at = blk * 64 + half * 32;
+                for (l, v) in r.iter_mut().enumerate() {
+                    // SAFETY: at + 32 <= (blk + 1) * 64, readable by the contract.
+                    *v = bswap_u32(unsafe { _mm256_loadu_si256(p[l].add(at).cast()) });
+                    // A hint only: prefetching past the end of a slice cannot fault.
+                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add(at + PREFETCH).cast());
+                }
+                for (i, v) in transpose_u32(r).into_iter().enumerate() {
+                    w[half * 8 + i][s] = v;
+                }
+            }
+        }
+        w
+    }
+
     /// Byte-swap each u32 (vpshufb indices, repeated per 128-bit lane).
     #[inline]
     #[target_feature(enable = "avx2")]

@@ -17,7 +17,7 @@ use super::{word_index, K, S};
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::x86_opaque::opaque_ymm as opaque;
-use crate::x86_transpose::avx2::{load_sets, store_sets};
+use crate::x86_transpose::avx2::{lane_ptrs, load_sets, store_sets};
 
 /// The set counts kept, with `est_gbps` from the raw kernel speed test (16 KiB lanes, one
 /// core of an Intel Xeon; Zen 5: x1 2.9, x2 5.5, x3 6.6): x1 5.1-5.3, x2 7.6-8.2, x3 8.4-9.6, x4 7.7-7.9, x5 7.2-7.5, x6 7.0-7.4
@@ -44,21 +44,22 @@ fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
     unsafe { compress::<N>(state, blocks, nblocks) }
 }
 
-/// Transpose 8 lanes' 64-byte blocks (lane `l` at `p[l]`) into `m[w]` = word `w` of
-/// every lane.
+/// Transpose block `blk` (64 bytes) of 8 lanes (lane `l` starting at `p[l]`) into
+/// `m[w]` = word `w` of every lane.
 ///
 /// # Safety
-/// Each `p[l]` must be readable for 64 bytes; the CPU must have AVX2.
+/// Each `p[l]` must be readable for `(blk + 1) * 64` bytes; the CPU must have AVX2.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn load_transpose(p: &[*const u8; 8], m: &mut [__m256i; 16]) {
+pub(super) unsafe fn load_block(p: &[*const u8; 8], blk: usize, m: &mut [__m256i; 16]) {
     for h in 0..4 {
+        let at = 64 * blk + 16 * h;
         let mut v = [_mm256_setzero_si256(); 4];
         for (r, v) in v.iter_mut().enumerate() {
-            // SAFETY: words 4h..4h+4 lie inside each lane's 64 readable bytes.
+            // SAFETY: words 4h..4h+4 of block `blk` lie inside each lane's readable bytes.
             unsafe {
-                let lo = _mm_loadu_si128(p[r].add(16 * h).cast());
-                let hi = _mm_loadu_si128(p[r + 4].add(16 * h).cast());
+                let lo = _mm_loadu_si128(p[r].add(at).cast());
+                let hi = _mm_loadu_si128(p[r + 4].add(at).cast());
                 *v = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
             }
         }
@@ -85,12 +86,7 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     let ones = _mm256_set1_epi32(-1);
     // SAFETY: `state` holds 4 words of 8 N lanes, 128 N bytes.
     let [mut a, mut b, mut c, mut d] = unsafe { load_sets::<N, 4>(sp) };
-    let mut ptrs = [[core::ptr::null::<u8>(); 8]; N];
-    for (j, set) in ptrs.iter_mut().enumerate() {
-        for (l, p) in set.iter_mut().enumerate() {
-            *p = blocks[8 * j + l].as_ptr();
-        }
-    }
+    let ptrs = lane_ptrs::<N>(blocks);
     let mut msg = [[z; 16]; N];
 
     // `a + K + M`, then `$fun` adds the round function, computing the parts that do not
@@ -160,13 +156,9 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
 
     for blk in 0..nblocks {
         for j in 0..N {
-            let mut p = ptrs[j];
-            for q in p.iter_mut() {
-                // SAFETY: block `blk` of every lane lies inside its slice (64 nblocks bytes).
-                *q = unsafe { q.add(64 * blk) };
-            }
-            // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX2 is on.
-            unsafe { load_transpose(&p, &mut msg[j]) };
+            // SAFETY: block `blk` of every lane lies inside its slice (64 nblocks bytes);
+            // AVX2 is on.
+            unsafe { load_block(&ptrs[j], blk, &mut msg[j]) };
         }
         let (aa, bb, cc, dd) = (a, b, c, d);
         md5_quads!(quad, f, g, h, i);

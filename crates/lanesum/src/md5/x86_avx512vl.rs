@@ -8,13 +8,13 @@
 
 use core::arch::x86_64::*;
 
-use super::x86_avx2::load_transpose;
+use super::x86_avx2::load_block;
 use super::x86_avx512::{TL_F, TL_G, TL_H, TL_I};
 use super::{word_index, K, S};
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
 use crate::x86_opaque::opaque_ymm as opaque;
-use crate::x86_transpose::avx2::{load_sets, store_sets};
+use crate::x86_transpose::avx2::{lane_ptrs, load_sets, store_sets};
 
 /// The set counts kept, with `est_gbps` from the raw kernel speed test (16 KiB lanes, one
 /// core; `md5_kernel_speed`). Zen 4: x1 4.8-4.9 (AVX2 x1: 5.0; one set is latency-bound
@@ -56,12 +56,7 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     let z = _mm256_setzero_si256();
     // SAFETY: `state` holds 4 words of 8 N lanes, 128 N bytes.
     let [mut a, mut b, mut c, mut d] = unsafe { load_sets::<N, 4>(sp) };
-    let mut ptrs = [[core::ptr::null::<u8>(); 8]; N];
-    for (j, set) in ptrs.iter_mut().enumerate() {
-        for (l, p) in set.iter_mut().enumerate() {
-            *p = blocks[8 * j + l].as_ptr();
-        }
-    }
+    let ptrs = lane_ptrs::<N>(blocks);
     let mut msg = [[z; 16]; N];
 
     // As in the AVX-512 kernel: `t[j]` enters a step holding `a + K[i] + M[i]`, and the
@@ -102,13 +97,9 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
 
     for blk in 0..nblocks {
         for j in 0..N {
-            let mut p = ptrs[j];
-            for q in p.iter_mut() {
-                // SAFETY: block `blk` of every lane lies inside its slice (64 nblocks bytes).
-                *q = unsafe { q.add(64 * blk) };
-            }
-            // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX2 is on.
-            unsafe { load_transpose(&p, &mut msg[j]) };
+            // SAFETY: block `blk` of every lane lies inside its slice (64 nblocks bytes);
+            // AVX2 is on.
+            unsafe { load_block(&ptrs[j], blk, &mut msg[j]) };
         }
         for j in 0..N {
             let u = _mm256_add_epi32(a[j], _mm256_set1_epi32(K[0] as i32));

@@ -11,7 +11,6 @@
 
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
-use crate::x86_transpose::avx2::{bswap_u32 as bswap, transpose_u32 as transpose};
 use core::arch::x86_64::*;
 
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
@@ -43,17 +42,11 @@ macro_rules! ymm_kernel {
     ($feature:literal, $rol:ident, $xor3:ident, $ch:ident, $maj:ident) => {
         #[target_feature(enable = $feature)]
         unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-            let zero = _mm256_setzero_si256();
             let sp = state.as_mut_ptr().cast::<u8>();
             // SAFETY: `state` holds 5 words of 8 S lanes, 32 x 5 S bytes (asserted
             // by the caller).
             let mut st = unsafe { crate::x86_transpose::avx2::load_sets::<S, 5>(sp) };
-            let mut ptrs = [[core::ptr::null::<u8>(); 8]; S];
-            for (s, p) in ptrs.iter_mut().enumerate() {
-                for (l, p) in p.iter_mut().enumerate() {
-                    *p = blocks[s * 8 + l].as_ptr();
-                }
-            }
+            let ptrs = crate::x86_transpose::avx2::lane_ptrs::<S>(blocks);
             let k = [
                 _mm256_set1_epi32(0x5a82_7999),
                 _mm256_set1_epi32(0x6ed9_eba1),
@@ -104,23 +97,9 @@ macro_rules! ymm_kernel {
             }
 
             for blk in 0..nblocks {
-                let mut w = [[zero; S]; 16];
-                for (s, p) in ptrs.iter().enumerate() {
-                    for half in 0..2 {
-                        let mut r = [zero; 8];
-                        for (l, v) in r.iter_mut().enumerate() {
-                            let at = blk * 64 + half * 32;
-                            // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
-                            // by the caller) and blk < nblocks; the load is unaligned.
-                            *v = bswap(unsafe { _mm256_loadu_si256(p[l].add(at).cast()) });
-                            // A hint only: prefetching past the end of a slice cannot fault.
-                            _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add(at + PREFETCH).cast());
-                        }
-                        for (i, v) in transpose(r).into_iter().enumerate() {
-                            w[half * 8 + i][s] = v;
-                        }
-                    }
-                }
+                // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted by the
+                // caller) and blk < nblocks.
+                let mut w = unsafe { crate::x86_transpose::avx2::load_block_be::<S, PREFETCH>(&ptrs, blk) };
                 let [mut a, mut b, mut c, mut d, mut e] = st;
                 five!(w, 0, a, b, c, d, e);
                 five!(w, 1, a, b, c, d, e);

@@ -6,7 +6,6 @@
 use super::x86_avx2::{ymm_kernel, PREFETCH};
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
-use crate::x86_transpose::avx2::{bswap_u32 as bswap, transpose_u32 as transpose};
 use core::arch::x86_64::*;
 
 /// One set only, with `est_gbps` from `lanesum speed` (96 x 16 KiB). Zen 4: x1 6.25 GB/s

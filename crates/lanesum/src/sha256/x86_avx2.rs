@@ -15,9 +15,7 @@
 use super::K;
 use crate::isa::{est, Features};
 use crate::lanes::LaneKernel;
-use crate::x86_transpose::avx2::{
-    bswap_u32 as bswap, load_sets, store_sets, transpose_u32 as transpose,
-};
+use crate::x86_transpose::avx2::{lane_ptrs, load_block_be, load_sets, store_sets};
 use core::arch::x86_64::*;
 
 pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
@@ -49,12 +47,7 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     // SAFETY: `state` holds 8 words of 8 S lanes, 32 x 8 S bytes (asserted
     // by the caller).
     let mut st = unsafe { load_sets::<S, 8>(sp) };
-    let mut ptrs = [[core::ptr::null::<u8>(); 8]; S];
-    for (s, p) in ptrs.iter_mut().enumerate() {
-        for (l, p) in p.iter_mut().enumerate() {
-            *p = blocks[s * 8 + l].as_ptr();
-        }
-    }
+    let ptrs = lane_ptrs::<S>(blocks);
 
     macro_rules! add {
         ($x:expr, $y:expr) => {
@@ -141,23 +134,9 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
     }
 
     for blk in 0..nblocks {
-        let mut w = [[zero; S]; 16];
-        for (s, p) in ptrs.iter().enumerate() {
-            for half in 0..2 {
-                let mut r = [zero; 8];
-                for (l, v) in r.iter_mut().enumerate() {
-                    let at = blk * 64 + half * 32;
-                    // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted
-                    // by the caller) and blk < nblocks; the load is unaligned.
-                    *v = bswap(unsafe { _mm256_loadu_si256(p[l].add(at).cast()) });
-                    // A hint only: prefetching past the end of a slice cannot fault.
-                    _mm_prefetch::<_MM_HINT_T0>(p[l].wrapping_add(at + PREFETCH).cast());
-                }
-                for (i, v) in transpose(r).into_iter().enumerate() {
-                    w[half * 8 + i][s] = v;
-                }
-            }
-        }
+        // SAFETY: every lane slice holds at least nblocks * 64 bytes (asserted by the
+        // caller) and blk < nblocks.
+        let mut w = unsafe { load_block_be::<S, PREFETCH>(&ptrs, blk) };
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
         let mut bc = [zero; S];
         for s in 0..S {
