@@ -73,33 +73,39 @@ fn writes(c: &mut Criterion) {
 
 fn noisy_neighbour(c: &mut Criterion) {
     let len = stream_len(64);
-    let buf = data(len + THREADS * 64);
+    let msgs = stream_buffers(len);
     let mut g = c.benchmark_group("engine/noisy-neighbour-32x");
     g.sample_size(10)
         .sampling_mode(SamplingMode::Flat)
         .throughput(Throughput::Bytes((THREADS * len) as u64));
     g.bench_function("all4/sequential-rustcrypto", |b| {
-        b.iter(|| noisy_sequential(&buf, len))
+        b.iter(|| noisy_sequential(&msgs))
     });
-    g.bench_function("all4/multi", |b| b.iter(|| noisy_multi(&buf, len)));
+    for feed in [Feed::Borrowed, Feed::Owned] {
+        g.bench_function(format!("all4/multi/{feed:?}"), |b| {
+            b.iter(|| noisy_multi(&msgs, feed))
+        });
+    }
     g.finish();
 }
 
 fn streams_vs_batch(c: &mut Criterion) {
     let len = stream_len(64);
-    let buf = data(len + THREADS * 64);
-    let msgs = stream_messages(&buf, len);
+    let msgs = stream_buffers(len);
+    let slices = slices(&msgs);
     for alg in [Algorithm::Md5, Algorithm::Sha256] {
         let mut g = c.benchmark_group(format!("engine/32-streams/{alg}"));
         g.sample_size(10)
             .sampling_mode(SamplingMode::Flat)
             .throughput(Throughput::Bytes((THREADS * len) as u64));
         g.bench_function("hash_many_par", |b| {
-            b.iter(|| hash_many_par(alg, black_box(&msgs)))
+            b.iter(|| hash_many_par(alg, black_box(&slices)))
         });
-        g.bench_function("lane-streams-32KiB-writes", |b| {
-            b.iter(|| lane_streams(alg, &buf, len))
-        });
+        for feed in [Feed::Borrowed, Feed::Owned] {
+            g.bench_function(format!("lane-streams-32KiB-writes/{feed:?}"), |b| {
+                b.iter(|| lane_streams(alg, &msgs, THREADS, feed))
+            });
+        }
         g.finish();
     }
 }

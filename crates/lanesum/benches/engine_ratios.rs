@@ -5,10 +5,13 @@
 //!
 //! - `MultiHasher` md5+sha1+sha256+sha512, 64 KiB x 1024 writes, against RustCrypto's
 //!   four one after another (target >= 2x);
-//! - noisy neighbour: 32 threads each streaming in 32 KiB writes through `MultiHasher`s,
-//!   against the sequential reference on the same threads (>= 4x);
-//! - 32 concurrent MD5 and SHA-256 streams through the engine against `hash_many_par` on
-//!   the same data (>= 0.8);
+//! - noisy neighbour: 32 threads each streaming in 32 KiB writes through `MultiHasher`s
+//!   (borrowed slices, and owned chunks), against the sequential reference on the same
+//!   threads (>= 4x);
+//! - 32 concurrent MD5 and SHA-256 streams (64 MiB each, in buffers of their own) through
+//!   the engine in 32 KiB writes against `hash_many_par` on the same data (>= 0.8): on a
+//!   thread each, and (MD5) on as many threads as cores, writing borrowed slices
+//!   (`update`) or owned chunks (`update_bytes`);
 //! - a lone MD5 / SHA-256 stream through the engine against the single-stream path
 //!   (>= 0.95).
 //!
@@ -68,7 +71,7 @@ fn main() {
         .unwrap_or(if full { 7 } else { 1 });
     let len = stream_len(if full { 64 } else { 1 });
     let writes = len / (64 * 1024);
-    let buf = data(len + THREADS * 64);
+    let buf = data(len);
     let chunk = &buf[..64 * 1024];
     if !full {
         println!("(a smoke run of one small round: these numbers measure nothing)");
@@ -94,25 +97,37 @@ fn main() {
             black_box(h.finalize());
         },
     );
-    compare(
-        "noisy neighbour, 32 threads all4",
-        4.0,
-        THREADS * len,
-        rounds,
-        || noisy_sequential(&buf, len),
-        || noisy_multi(&buf, len),
-    );
-    let msgs = stream_messages(&buf, len);
-    for alg in [Algorithm::Md5, Algorithm::Sha256] {
+    let msgs = stream_buffers(len);
+    let slices = slices(&msgs);
+    for feed in [Feed::Borrowed, Feed::Owned] {
         compare(
-            &format!("32 {alg} streams vs hash_many_par"),
+            &format!("noisy neighbour, 32 threads all4, {feed:?}"),
+            4.0,
+            THREADS * len,
+            rounds,
+            || noisy_sequential(&msgs),
+            || noisy_multi(&msgs, feed),
+        );
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let shapes = [
+        (Algorithm::Md5, THREADS, Feed::Borrowed),
+        (Algorithm::Md5, THREADS, Feed::Owned),
+        (Algorithm::Md5, cores, Feed::Borrowed),
+        (Algorithm::Md5, cores, Feed::Owned),
+        (Algorithm::Sha256, THREADS, Feed::Borrowed),
+        (Algorithm::Sha256, THREADS, Feed::Owned),
+    ];
+    for (alg, threads, feed) in shapes {
+        compare(
+            &format!("32 {alg} streams, {threads} threads, {feed:?}"),
             0.8,
             THREADS * len,
             rounds,
             || {
-                black_box(hash_many_par(alg, &msgs));
+                black_box(hash_many_par(alg, &slices));
             },
-            || lane_streams(alg, &buf, len),
+            || lane_streams(alg, &msgs, threads, feed),
         );
     }
     for alg in [Algorithm::Md5, Algorithm::Sha256] {

@@ -40,6 +40,8 @@ mod x86_transpose;
 
 pub use algorithm::{Algorithm, ParseAlgorithmError};
 pub use batch::{hash_many, hash_many_par, hash_many_with, kernels, KernelInfo};
+/// The owned chunks [`LaneHasher::update_bytes`] and [`MultiHasher::update_bytes`] take.
+pub use bytes::Bytes;
 pub use digest::{hex_lower, Digest};
 pub use engine::{Engine, LaneHasher, MultiHasher};
 pub use hasher::{hash, Hasher};

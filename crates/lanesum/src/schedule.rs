@@ -25,6 +25,7 @@
 //! costs ~0.5 us and ~45 ns a job (see `lanes::plan_ns`).
 
 use std::cell::Cell;
+use std::ops::Deref;
 
 use crate::lanes::{self, plan_ns, DataSwitch, LaneKernel, StateSwitch, Switches, NO_SLOT};
 use crate::merkle_damgard::{pad_final, padded_len, Family, MAX_BLOCK};
@@ -78,12 +79,34 @@ const IDLE_BLOCKS: usize = 64;
 /// What idle lanes hash (their state is garbage and never read).
 static IDLE_DATA: [u8; IDLE_BLOCKS * MAX_BLOCK] = [0; IDLE_BLOCKS * MAX_BLOCK];
 
+/// Segments a job's whole blocks may come in: the lane engine's halves of owned chunks
+/// are this many slices of them.
+pub(crate) const SEGS: usize = 8;
+
+/// The non-empty ones of `parts`, in order, as a job's segments (slices, or the owned
+/// chunks they will be taken from).
+///
+/// # Panics
+/// With more than [`SEGS`] non-empty parts (dropping one would be a wrong digest).
+pub(crate) fn segs<T, const N: usize>(parts: [T; N]) -> [T; SEGS]
+where
+    T: Default + Deref<Target = [u8]>,
+{
+    let mut segs: [T; SEGS] = std::array::from_fn(|_| T::default());
+    let mut parts = parts.into_iter().filter(|p| !p.is_empty());
+    for (seg, part) in segs.iter_mut().zip(&mut parts) {
+        *seg = part;
+    }
+    assert!(parts.next().is_none(), "more than SEGS segments");
+    segs
+}
+
 /// One message's work for the lanes.
 pub(crate) struct Job<'a, F: Family> {
     /// Chaining state to start from.
     pub state: F::State,
     /// Whole blocks, hashed in this order; any may be empty.
-    pub segs: [&'a [u8]; 3],
+    pub segs: [&'a [u8]; SEGS],
     /// `(tail, total)`: pad and hash the message's last `tail.len() < BLOCK` bytes for a
     /// message of `total` bytes. `None` leaves the state mid-message.
     pub fin: Option<(&'a [u8], u64)>,
@@ -95,13 +118,13 @@ impl<'a, F: Family> Job<'a, F> {
         let body = msg.len() - msg.len() % F::BLOCK;
         Job {
             state: iv,
-            segs: [&msg[..body], &[], &[]],
+            segs: segs([&msg[..body]]),
             fin: Some((&msg[body..], msg.len() as u64)),
         }
     }
 
     /// Whole blocks only, leaving the state mid-message.
-    pub(crate) fn blocks(state: F::State, segs: [&'a [u8]; 3]) -> Self {
+    pub(crate) fn blocks(state: F::State, segs: [&'a [u8]; SEGS]) -> Self {
         Job {
             state,
             segs,
@@ -144,7 +167,7 @@ struct Lane<'a> {
     id: usize,
     phase: Phase,
     cur: &'a [u8],
-    next: [&'a [u8]; 2],
+    next: [&'a [u8]; SEGS - 1],
     fin: Option<(&'a [u8], u64)>,
     /// In `Phase::Tail`, the part of the tail buffer still to do. (A kernel call adds to
     /// `pos` in every lane, which is cheaper than checking; only `Tail` reads it.)
@@ -162,7 +185,7 @@ impl<'a> Lane<'a> {
             id,
             phase: Phase::Body,
             cur: job.segs[0],
-            next: [job.segs[1], job.segs[2]],
+            next: job.segs[1..].try_into().expect("SEGS - 1 segments"),
             fin: job.fin,
             pos: 0,
             end: 0,
@@ -175,7 +198,7 @@ const IDLE: Lane<'static> = Lane {
     id: 0,
     phase: Phase::Idle,
     cur: &[],
-    next: [&[], &[]],
+    next: [&[]; SEGS - 1],
     fin: None,
     pos: 0,
     end: 0,
@@ -336,7 +359,7 @@ fn blocks_left<F: Family>(lane: &Lane<'_>) -> usize {
     match lane.phase {
         Phase::Idle => 0,
         Phase::Body => blocks_of::<F>(
-            lane.cur.len() + lane.next[0].len() + lane.next[1].len(),
+            lane.cur.len() + lane.next.iter().map(|s| s.len()).sum::<usize>(),
             lane.fin,
         ),
         Phase::Tail => (lane.end - lane.pos) / F::BLOCK,
@@ -742,7 +765,8 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         let left = if lane.phase == Phase::Body {
             while lane.cur.is_empty() && lane.next.iter().any(|s| !s.is_empty()) {
                 lane.cur = lane.next[0];
-                lane.next = [lane.next[1], &[]];
+                lane.next.rotate_left(1);
+                lane.next[SEGS - 2] = &[];
             }
             if !lane.cur.is_empty() {
                 self.odd &= !(1 << l);
@@ -777,10 +801,10 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         #[cfg(test)]
         PLANS.set(PLANS.get() + 1);
         let n = self.lanes.len();
-        // Each job's id, whole blocks (up to three segments) and padded end; its
+        // Each job's id, whole blocks (up to `SEGS` segments) and padded end; its
         // chaining state is slot `j` of `slots`.
         let njobs = self.busy + queue.len();
-        let mut jobs: Vec<(usize, [&'a [u8]; 3])> = Vec::with_capacity(njobs);
+        let mut jobs: Vec<(usize, [&'a [u8]; SEGS])> = Vec::with_capacity(njobs);
         // Reused, not zeroed: `pad_final` writes every byte a pad's slice covers.
         let mut pads = SPARE_PADS.take();
         if pads.len() < njobs {
@@ -797,7 +821,9 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
                 Phase::Idle => continue,
                 Phase::Body => {
                     pad(&mut pads[jobs.len()], lane.fin);
-                    [lane.cur, lane.next[0], lane.next[1]]
+                    let mut segs = [lane.cur; SEGS];
+                    segs[1..].copy_from_slice(&lane.next);
+                    segs
                 }
                 Phase::Tail => {
                     // Already padded in the lane's tail buffer.
@@ -805,7 +831,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
                     let pad = &mut pads[jobs.len()];
                     pad.0[..rest.len()].copy_from_slice(rest);
                     pad.1 = rest.len();
-                    [&[][..]; 3]
+                    [&[][..]; SEGS]
                 }
             };
             slots.extend_from_slice(self.lane_state(l).as_ref());
@@ -817,11 +843,15 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             pad(&mut pads[jobs.len()], job.fin);
             jobs.push((id, job.segs));
         }
-        // Each job's blocks as up to four sources, in order.
-        let parts: Vec<[&[u8]; 4]> = jobs
+        // Each job's blocks as up to `SEGS + 1` sources, in order.
+        let parts: Vec<[&[u8]; SEGS + 1]> = jobs
             .iter()
             .zip(&pads)
-            .map(|((_, segs), (pad, used))| [segs[0], segs[1], segs[2], &pad[..*used]])
+            .map(|((_, segs), (pad, used))| {
+                let mut parts = [&pad[..*used]; SEGS + 1];
+                parts[..SEGS].copy_from_slice(segs);
+                parts
+            })
             .collect();
         let left: Vec<usize> = parts
             .iter()

@@ -167,7 +167,7 @@ impl<F: Family> Streams<F> {
                 let (i, head_len, body) = work[k];
                 let job = Job {
                     state: self.states[i],
-                    segs: [&heads[k][..head_len], body, &[]],
+                    segs: schedule::segs([&heads[k][..head_len], body]),
                     fin: None,
                 };
                 (i, job)
@@ -181,7 +181,7 @@ impl<F: Family> Streams<F> {
     fn last_job<'c>(&self, carry: &'c [[u8; MAX_BLOCK]], i: usize) -> Job<'c, F> {
         Job {
             state: self.states[i],
-            segs: [&[], &[], &[]],
+            segs: [&[]; schedule::SEGS],
             fin: Some((&carry[i][..self.carry_len[i]], self.total[i])),
         }
     }

@@ -4,6 +4,7 @@
 use std::hint::black_box;
 use std::thread;
 
+use bytes::Bytes;
 use lanesum::{Algorithm, Engine, Hasher, LaneHasher, MultiHasher};
 use sha2::Digest as _;
 
@@ -57,21 +58,19 @@ impl Sequential {
     }
 }
 
-/// [`THREADS`] threads each stream `len` bytes of `buf` (at its own offset) through `run`.
-/// `buf` must hold `len + THREADS * 64` bytes.
-pub fn concurrent<F: Fn(&[u8]) + Sync>(buf: &[u8], len: usize, run: F) {
+/// Each of `msgs` streamed on a thread of its own through `run`.
+pub fn concurrent<F: Fn(&Bytes) + Sync>(msgs: &[Bytes], run: F) {
     thread::scope(|s| {
-        for t in 0..THREADS {
+        for m in msgs {
             let run = &run;
-            let msg = &buf[t * 64..][..len];
-            s.spawn(move || run(msg));
+            s.spawn(move || run(m));
         }
     });
 }
 
 /// The noisy-neighbour case, each stream through the RustCrypto hashers one after another.
-pub fn noisy_sequential(buf: &[u8], len: usize) {
-    concurrent(buf, len, |m| {
+pub fn noisy_sequential(msgs: &[Bytes]) {
+    concurrent(msgs, |m| {
         let mut h = Sequential::default();
         for w in m.chunks(STREAM_WRITE) {
             h.update(w);
@@ -81,31 +80,70 @@ pub fn noisy_sequential(buf: &[u8], len: usize) {
 }
 
 /// The noisy-neighbour case through `MultiHasher`s.
-pub fn noisy_multi(buf: &[u8], len: usize) {
-    concurrent(buf, len, |m| {
+pub fn noisy_multi(msgs: &[Bytes], feed: Feed) {
+    concurrent(msgs, |m| {
         let mut h = MultiHasher::new(&ALL4);
-        for w in m.chunks(STREAM_WRITE) {
-            h.update(w);
+        for at in (0..m.len()).step_by(STREAM_WRITE) {
+            let end = (at + STREAM_WRITE).min(m.len());
+            match feed {
+                Feed::Borrowed => h.update(&m[at..end]),
+                Feed::Owned => h.update_bytes(m.slice(at..end)),
+            };
         }
         black_box(h.finalize());
     })
 }
 
-/// [`THREADS`] concurrent `alg` streams on a fresh engine.
-pub fn lane_streams(alg: Algorithm, buf: &[u8], len: usize) {
+/// The messages of the 32-stream and noisy-neighbour cases: each in a buffer of its own,
+/// as uploads are.
+pub fn stream_buffers(len: usize) -> Vec<Bytes> {
+    let base = data(len + THREADS * 64);
+    (0..THREADS)
+        .map(|t| Bytes::copy_from_slice(&base[t * 64..][..len]))
+        .collect()
+}
+
+/// How the 32-stream cases write.
+#[derive(Clone, Copy, Debug)]
+pub enum Feed {
+    /// `update(&[u8])`: the engine copies what must wait for lanes.
+    Borrowed,
+    /// `update_bytes(Bytes)`: owned chunks wait where they are.
+    Owned,
+}
+
+/// `msgs` as concurrent `alg` streams on a fresh engine, in [`STREAM_WRITE`] writes, on
+/// `threads` threads: a thread per stream, or fewer threads each writing to its share of
+/// the streams in turn (as an async server's workers do).
+pub fn lane_streams(alg: Algorithm, msgs: &[Bytes], threads: usize, feed: Feed) {
     let engine = Engine::new();
-    concurrent(buf, len, |m| {
-        let mut h = engine.hasher(alg);
-        for w in m.chunks(STREAM_WRITE) {
-            h.update(w);
+    thread::scope(|s| {
+        for t in 0..threads {
+            let engine = &engine;
+            s.spawn(move || {
+                let mine: Vec<&Bytes> = msgs.iter().skip(t).step_by(threads).collect();
+                let mut hs: Vec<LaneHasher> = mine.iter().map(|_| engine.hasher(alg)).collect();
+                let len = mine.iter().map(|m| m.len()).max().unwrap_or(0);
+                for at in (0..len).step_by(STREAM_WRITE) {
+                    for (h, m) in hs.iter_mut().zip(&mine) {
+                        let end = (at + STREAM_WRITE).min(m.len());
+                        match feed {
+                            Feed::Borrowed => h.update(&m[at.min(end)..end]),
+                            Feed::Owned => h.update_bytes(m.slice(at.min(end)..end)),
+                        };
+                    }
+                }
+                for h in hs {
+                    black_box(h.finalize());
+                }
+            });
         }
-        black_box(h.finalize());
     })
 }
 
-/// The messages of [`lane_streams`], for `hash_many_par`.
-pub fn stream_messages(buf: &[u8], len: usize) -> Vec<&[u8]> {
-    (0..THREADS).map(|t| &buf[t * 64..][..len]).collect()
+/// Slices of `msgs`, for `hash_many_par`.
+pub fn slices(msgs: &[Bytes]) -> Vec<&[u8]> {
+    msgs.iter().map(|m| &m[..]).collect()
 }
 
 /// One stream in 64 KiB writes, on the single-stream path or through the engine.

@@ -4,6 +4,8 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use super::pool::STAGE;
 use super::{Engine, LaneHasher, SharedHalf};
 use crate::isa::{self, Features};
@@ -88,26 +90,11 @@ impl MultiHasher {
     }
 
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
-        let n = self.algs.len();
-        if n <= 1 {
+        if self.algs.len() <= 1 {
             self.each(data, false);
             return self;
         }
-        if !self.joined && self.fed as usize + self.pending.len() + data.len() >= STAGE {
-            // Count as writing from the first kilobyte, before any reaches a stream, so
-            // that MultiHashers starting together see each other rather than all
-            // gathering as if alone. A shorter message never counts, as a `LaneHasher`.
-            self.joined = true;
-            self.make_streams();
-            for h in &mut self.hashers {
-                h.start_writing();
-            }
-        }
-        let alone = self.engine.writers() <= if self.joined { n } else { 0 };
-        if alone != self.pending_alone {
-            self.flush();
-            self.pending_alone = alone;
-        }
+        let alone = self.alone(data.len());
         if alone && rayon::current_num_threads() <= 1 {
             self.each(data, false);
         } else if alone {
@@ -124,6 +111,48 @@ impl MultiHasher {
             self.share(data);
         }
         self
+    }
+
+    /// As `update(&chunk)`, for data the caller owns: when other streams are writing, each
+    /// algorithm's stream takes a chunk of 16 KiB or more in place (see
+    /// [`LaneHasher::update_bytes`]) rather than a copy shared by the algorithms. Alone on
+    /// the engine, writes are gathered for the algorithms to run side by side, as by
+    /// `update`.
+    pub fn update_bytes(&mut self, chunk: Bytes) -> &mut Self {
+        if self.algs.len() > 1 && (chunk.len() < PAR_MIN || self.alone(chunk.len())) {
+            return self.update(&chunk);
+        }
+        // What was gathered goes first.
+        self.flush();
+        self.make_streams();
+        self.fed += chunk.len() as u64;
+        for h in &mut self.hashers {
+            h.update_bytes(chunk.clone());
+        }
+        self
+    }
+
+    /// Whether this stream is the engine's only writer, before a write of `len` bytes;
+    /// counts its streams as writers from the first kilobyte, and hashes what was gathered
+    /// for the other mode when the answer changes.
+    fn alone(&mut self, len: usize) -> bool {
+        let n = self.algs.len();
+        if !self.joined && self.fed as usize + self.pending.len() + len >= STAGE {
+            // Count as writing from the first kilobyte, before any reaches a stream, so
+            // that MultiHashers starting together see each other rather than all
+            // gathering as if alone. A shorter message never counts, as a `LaneHasher`.
+            self.joined = true;
+            self.make_streams();
+            for h in &mut self.hashers {
+                h.start_writing();
+            }
+        }
+        let alone = self.engine.writers() <= if self.joined { n } else { 0 };
+        if alone != self.pending_alone {
+            self.flush();
+            self.pending_alone = alone;
+        }
+        alone
     }
 
     fn make_streams(&mut self) {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::hash;
+use bytes::Bytes;
 use rand::{Rng, SeedableRng};
 
 fn random_bytes(rng: &mut impl Rng, n: usize) -> Vec<u8> {
@@ -10,7 +11,8 @@ fn random_bytes(rng: &mut impl Rng, n: usize) -> Vec<u8> {
     v
 }
 
-/// Feeds `data` to `h` in pieces of random sizes, some tiny, some larger than a batch.
+/// Feeds `data` to `h` in pieces of random sizes, some tiny, some larger than a batch,
+/// about half as owned chunks (`update_bytes`).
 fn feed(h: &mut LaneHasher, data: &[u8], rng: &mut impl Rng) {
     let mut rest = data;
     while !rest.is_empty() {
@@ -21,7 +23,11 @@ fn feed(h: &mut LaneHasher, data: &[u8], rng: &mut impl Rng) {
             _ => 150_000,
         };
         let n = rng.random_range(0..=cap).min(rest.len());
-        h.update(&rest[..n]);
+        if rng.random_bool(0.5) {
+            h.update_bytes(Bytes::copy_from_slice(&rest[..n]));
+        } else {
+            h.update(&rest[..n]);
+        }
         rest = &rest[n..];
     }
 }
@@ -69,7 +75,11 @@ fn interleaved_streams_on_one_thread() {
                     40_000
                 };
                 let n = rng.random_range(0..cap).min(msg.len() - *pos);
-                h.update(&msg[*pos..*pos + n]);
+                if rng.random_bool(0.3) {
+                    h.update_bytes(Bytes::copy_from_slice(&msg[*pos..*pos + n]));
+                } else {
+                    h.update(&msg[*pos..*pos + n]);
+                }
                 *pos += n;
                 if *pos == msg.len() && rng.random_bool(0.3) {
                     let (i, h, _) = hs.swap_remove(k);
@@ -138,13 +148,17 @@ fn concurrent_streams(threads: u64, rounds: usize, max_len: usize) {
 fn buffered_data_is_bounded() {
     let engine = Engine::new();
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
-    let data = random_bytes(&mut rng, 1 << 20);
+    let data = Bytes::from(random_bytes(&mut rng, 1 << 20));
     let mut hs: Vec<LaneHasher> = (0..5).map(|_| engine.hasher(Algorithm::Md5)).collect();
     for _ in 0..2000 {
         let k = rng.random_range(0..hs.len());
         let n = rng.random_range(0..70_000);
         let off = rng.random_range(0..data.len() - n);
-        hs[k].update(&data[off..off + n]);
+        if rng.random_bool(0.5) {
+            hs[k].update_bytes(data.slice(off..off + n));
+        } else {
+            hs[k].update(&data[off..off + n]);
+        }
         for h in &hs {
             if let Inner::Md5(s) = &h.inner {
                 assert!(s.buffered() <= pool::BATCH);
@@ -254,7 +268,11 @@ fn multi_hasher_matches_each_algorithm() {
             while !rest.is_empty() {
                 let cap = [10, 5000, 400_000, 2_000_000][rng.random_range(0..4)];
                 let n = rng.random_range(0..cap).min(rest.len());
-                m.update(&rest[..n]);
+                if rng.random_bool(0.5) {
+                    m.update_bytes(Bytes::copy_from_slice(&rest[..n]));
+                } else {
+                    m.update(&rest[..n]);
+                }
                 rest = &rest[n..];
             }
             let got = m.finalize();
@@ -279,9 +297,16 @@ fn multi_hashers_on_many_threads() {
         .map(|t| {
             std::thread::spawn(move || {
                 let data: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7) as u8 ^ t).collect();
+                let owned = Bytes::from(data.clone());
                 let mut m = MultiHasher::new(&algs);
-                for c in data.chunks(32 * 1024 + t as usize) {
-                    m.update(c);
+                // Half the threads write owned chunks.
+                for (k, c) in data.chunks(32 * 1024 + t as usize).enumerate() {
+                    if t % 2 == 0 {
+                        m.update(c);
+                    } else {
+                        let at = k * (32 * 1024 + t as usize);
+                        m.update_bytes(owned.slice(at..at + c.len()));
+                    }
                 }
                 let got = m.finalize();
                 for (a, d) in algs.iter().zip(got) {
@@ -360,6 +385,9 @@ fn multi_hashers_interleaved_on_one_thread() {
             let cap = [3, 200, 5000, 40_000, 200_000][rng.random_range(0..5)];
             let n = rng.random_range(0..=cap).min(msg.len() - *pos);
             match h {
+                H::Multi(m, _) if rng.random_bool(0.3) => {
+                    m.update_bytes(Bytes::copy_from_slice(&msg[*pos..*pos + n]));
+                }
                 H::Multi(m, _) => {
                     m.update(&msg[*pos..*pos + n]);
                 }
@@ -425,5 +453,50 @@ fn short_messages_stay_off_the_pool() {
             assert_eq!(d, hash(*a, &data[..len]), "{a} len {len}");
         }
         assert_eq!(engine.writers(), 0, "len {len}");
+    }
+}
+
+/// Owned chunks at every offset from a block boundary and with every kind of staged bytes
+/// before them, with companions so that the chunks wait in halves: the final round must
+/// then fit two chunks (each with its stitched head) and the staged blocks in one job.
+#[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
+fn owned_chunks_every_stitch() {
+    let engine = Engine::new();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let data = Bytes::from(random_bytes(&mut rng, 40_000));
+    for &alg in Algorithm::LANED {
+        // Enough writers that a round takes another stream's half (a core's share: two).
+        let mut companions: Vec<LaneHasher> = (0..3).map(|_| engine.hasher(alg)).collect();
+        for c in &mut companions {
+            c.update(&data[..2 * pool::STAGE]);
+        }
+        for staged in [0, 1, 63, 64, 100, 127, 128, 129, pool::STAGE - 1] {
+            for chunk in [pool::STAGE, 4999, 5000, 5120, 7000] {
+                let mut h = engine.hasher(alg);
+                let mut at = 0;
+                let mut msg = Vec::new();
+                // Staged bytes, a chunk, staged bytes, a chunk, staged bytes.
+                for step in 0..5 {
+                    let n = if step % 2 == 0 { staged } else { chunk };
+                    let piece = data.slice(at..at + n);
+                    msg.extend_from_slice(&piece);
+                    if step % 2 == 0 {
+                        h.update(&piece);
+                    } else {
+                        h.update_bytes(piece);
+                    }
+                    at += n + 7;
+                }
+                // Companions' halves wait, so the final round is not alone.
+                for c in &mut companions {
+                    c.update(&data[..pool::BATCH / 2]);
+                }
+                let got = h.finalize();
+                assert_eq!(got, hash(alg, &msg), "{alg} staged {staged} chunk {chunk}");
+            }
+        }
+        drop(companions);
+        assert_eq!(engine.writers(), 0);
     }
 }
