@@ -1288,6 +1288,65 @@ mod tests {
         }
     }
 
+    /// A job's segments as (start, blocks) in a buffer, and its tail's length if it ends.
+    type SegmentedJob = (Vec<(usize, usize)>, Option<usize>);
+
+    /// Jobs in up to `SEGS` segments (empty, one block, long), with and without padding,
+    /// through the plan: the same states as each job on the single-stream path.
+    #[test]
+    fn jobs_in_many_segments() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(78);
+        let data: Vec<u8> = (0..300_000).map(|_| rng.random()).collect();
+        let k = LaneKernel::new("count8", 8, 8.0, counting);
+        let one = crate::lanes::single_stream::<Md5>(crate::isa::Features::PORTABLE);
+        let counting = [one, k];
+        // And this machine's kernels at the active level.
+        let active = crate::merkle_damgard::kernels::<Md5>(crate::isa::active());
+        for round in 0..120 {
+            let kernels = if round % 2 == 0 {
+                &counting[..]
+            } else {
+                &active
+            };
+            let n = rng.random_range(1..40);
+            let specs: Vec<SegmentedJob> = (0..n)
+                .map(|_| {
+                    let segs = (0..rng.random_range(0..=SEGS))
+                        .map(|_| {
+                            let blocks = [0, 1, rng.random_range(2..400)][rng.random_range(0..3)];
+                            (rng.random_range(0..1000) * 64, blocks)
+                        })
+                        .collect();
+                    (segs, rng.random_bool(0.5).then(|| rng.random_range(0..64)))
+                })
+                .collect();
+            let job = |(parts, tail): &SegmentedJob| {
+                let mut segs: [&[u8]; SEGS] = [&[]; SEGS];
+                for (seg, &(at, blocks)) in segs.iter_mut().zip(parts) {
+                    *seg = &data[at..at + blocks * 64];
+                }
+                let fin = tail.map(|t| (&data[..t], 12_345));
+                Job::<Md5> {
+                    state: IV,
+                    segs,
+                    fin,
+                }
+            };
+            let mut got = vec![None; n];
+            run::<Md5>(
+                kernels,
+                best(kernels, n),
+                true,
+                specs.iter().map(job).enumerate(),
+                |i, s| got[i] = Some(*s),
+            );
+            for (spec, g) in specs.iter().zip(&got) {
+                assert_eq!(*g, Some(job(spec).run_single()), "{spec:?}");
+            }
+        }
+    }
+
     /// Ragged lengths (empty, sub-block, two-block padding, long) in every tail shape.
     #[test]
     fn ragged_tails_are_exact() {
