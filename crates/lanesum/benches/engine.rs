@@ -101,10 +101,12 @@ fn streams_vs_batch(c: &mut Criterion) {
         g.bench_function("hash_many_par", |b| {
             b.iter(|| hash_many_par(alg, black_box(&slices)))
         });
-        for feed in [Feed::Borrowed, Feed::Owned] {
-            g.bench_function(format!("lane-streams-32KiB-writes/{feed:?}"), |b| {
-                b.iter(|| lane_streams(alg, &msgs, THREADS, feed))
-            });
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for threads in [THREADS, cores] {
+            for feed in [Feed::Borrowed, Feed::Owned] {
+                let name = format!("lane-streams-32KiB-writes/{threads}-threads/{feed:?}");
+                g.bench_function(name, |b| b.iter(|| lane_streams(alg, &msgs, threads, feed)));
+            }
         }
         g.finish();
     }
