@@ -457,8 +457,8 @@ fn short_messages_stay_off_the_pool() {
 }
 
 /// Owned chunks at every offset from a block boundary and with every kind of staged bytes
-/// before them, with companions so that the chunks wait in halves: the final round must
-/// then fit two chunks (each with its stitched head) and the staged blocks in one job.
+/// before them, with companions so that the chunks wait in halves for a shared final
+/// round: two chunks, each with its stitched head, then the staged blocks.
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn owned_chunks_every_stitch() {
@@ -494,6 +494,45 @@ fn owned_chunks_every_stitch() {
                 }
                 let got = h.finalize();
                 assert_eq!(got, hash(alg, &msg), "{alg} staged {staged} chunk {chunk}");
+            }
+        }
+        drop(companions);
+        assert_eq!(engine.writers(), 0);
+    }
+}
+
+/// Two halves of many small chunks and staged blocks after them are more slices than a
+/// lane job has: the final round copies chunks to make them fit.
+#[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
+fn final_round_with_more_slices_than_a_job() {
+    let engine = Engine::new();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+    let data = Bytes::from(random_bytes(&mut rng, 200_000));
+    for &alg in Algorithm::LANED {
+        let mut companions: Vec<LaneHasher> = (0..3).map(|_| engine.hasher(alg)).collect();
+        for c in &mut companions {
+            c.update(&data[..2 * pool::STAGE]);
+        }
+        // Chunks of exactly the stage (one slice each) or a little over (then the next
+        // one's stitched head is a slice too), as many as two halves take.
+        for (chunk, count) in [(pool::STAGE, 16), (pool::STAGE + 7, 8), (3000, 6)] {
+            for staged in [0, 100] {
+                let mut h = engine.hasher(alg);
+                let mut msg = Vec::new();
+                for k in 0..count {
+                    let piece = data.slice(k * chunk..(k + 1) * chunk);
+                    msg.extend_from_slice(&piece);
+                    h.update_bytes(piece);
+                }
+                let last = &data[100_000..100_000 + staged];
+                msg.extend_from_slice(last);
+                h.update(last);
+                for c in &mut companions {
+                    c.update(&data[..pool::BATCH / 2]);
+                }
+                let got = h.finalize();
+                assert_eq!(got, hash(alg, &msg), "{alg} chunk {chunk} staged {staged}");
             }
         }
         drop(companions);
