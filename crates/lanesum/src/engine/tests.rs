@@ -456,6 +456,26 @@ fn short_messages_stay_off_the_pool() {
     }
 }
 
+/// Writers enough that a round takes another stream's half (a core's share: two).
+struct Companions(Vec<LaneHasher>);
+
+impl Companions {
+    fn new(engine: &Engine, alg: Algorithm) -> Self {
+        let mut all: Vec<LaneHasher> = (0..3).map(|_| engine.hasher(alg)).collect();
+        for c in &mut all {
+            c.update(&[1; 2 * pool::STAGE]);
+        }
+        Companions(all)
+    }
+
+    /// Give each a half that waits, so the next final round is not alone.
+    fn wait(&mut self) {
+        for c in &mut self.0 {
+            c.update(&[2; pool::BATCH / 2]);
+        }
+    }
+}
+
 /// Owned chunks at every offset from a block boundary and with every kind of staged bytes
 /// before them, with companions so that the chunks wait in halves for a shared final
 /// round: two chunks, each with its stitched head, then the staged blocks.
@@ -466,11 +486,7 @@ fn owned_chunks_every_stitch() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
     let data = Bytes::from(random_bytes(&mut rng, 40_000));
     for &alg in Algorithm::LANED {
-        // Enough writers that a round takes another stream's half (a core's share: two).
-        let mut companions: Vec<LaneHasher> = (0..3).map(|_| engine.hasher(alg)).collect();
-        for c in &mut companions {
-            c.update(&data[..2 * pool::STAGE]);
-        }
+        let mut companions = Companions::new(&engine, alg);
         for staged in [0, 1, 63, 64, 100, 127, 128, 129, pool::STAGE - 1] {
             for chunk in [pool::STAGE, 4999, 5000, 5120, 7000] {
                 let mut h = engine.hasher(alg);
@@ -488,10 +504,7 @@ fn owned_chunks_every_stitch() {
                     }
                     at += n + 7;
                 }
-                // Companions' halves wait, so the final round is not alone.
-                for c in &mut companions {
-                    c.update(&data[..pool::BATCH / 2]);
-                }
+                companions.wait();
                 let got = h.finalize();
                 assert_eq!(got, hash(alg, &msg), "{alg} staged {staged} chunk {chunk}");
             }
@@ -510,10 +523,7 @@ fn final_round_with_more_slices_than_a_job() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(6);
     let data = Bytes::from(random_bytes(&mut rng, 200_000));
     for &alg in Algorithm::LANED {
-        let mut companions: Vec<LaneHasher> = (0..3).map(|_| engine.hasher(alg)).collect();
-        for c in &mut companions {
-            c.update(&data[..2 * pool::STAGE]);
-        }
+        let mut companions = Companions::new(&engine, alg);
         // Chunks of exactly the stage (one slice each) or a little over (then the next
         // one's stitched head is a slice too), as many as two halves take.
         for (chunk, count) in [(pool::STAGE, 16), (pool::STAGE + 7, 8), (3000, 6)] {
@@ -528,9 +538,7 @@ fn final_round_with_more_slices_than_a_job() {
                 let last = &data[100_000..100_000 + staged];
                 msg.extend_from_slice(last);
                 h.update(last);
-                for c in &mut companions {
-                    c.update(&data[..pool::BATCH / 2]);
-                }
+                companions.wait();
                 let got = h.finalize();
                 assert_eq!(got, hash(alg, &msg), "{alg} chunk {chunk} staged {staged}");
             }
