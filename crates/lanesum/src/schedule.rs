@@ -88,7 +88,7 @@ pub(crate) const SEGS: usize = 8;
 ///
 /// # Panics
 /// With more than [`SEGS`] non-empty parts (dropping one would be a wrong digest).
-pub(crate) fn segs<T, const N: usize>(parts: [T; N]) -> [T; SEGS]
+pub(crate) fn segs<T>(parts: impl IntoIterator<Item = T>) -> [T; SEGS]
 where
     T: Default + Deref<Target = [u8]>,
 {

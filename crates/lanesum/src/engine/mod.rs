@@ -136,6 +136,20 @@ enum Inner {
     Plain(Hasher),
 }
 
+/// `$stream` with `$s` bound to the stream of whichever family `$inner` holds, or
+/// `$plain` with `$h` bound to its plain hasher.
+macro_rules! dispatch {
+    ($inner:expr, $s:ident => $stream:expr, $h:pat => $plain:expr) => {
+        match $inner {
+            Inner::Md5($s) => $stream,
+            Inner::Sha1($s) => $stream,
+            Inner::Sha256($s) => $stream,
+            Inner::Sha512($s) => $stream,
+            Inner::Plain($h) => $plain,
+        }
+    };
+}
+
 impl LaneHasher {
     /// A hasher on the process-wide engine.
     pub fn new(alg: Algorithm) -> LaneHasher {
@@ -148,40 +162,22 @@ impl LaneHasher {
 
     /// Absorb more of the message. May hash other streams' waiting blocks too.
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
-        match &mut self.inner {
-            Inner::Md5(s) => s.update(data),
-            Inner::Sha1(s) => s.update(data),
-            Inner::Sha256(s) => s.update(data),
-            Inner::Sha512(s) => s.update(data),
-            Inner::Plain(h) => {
-                h.update(data);
-            }
-        }
+        dispatch!(&mut self.inner, s => s.update(data), h => {
+            h.update(data);
+        });
         self
     }
 
     /// Count as a writer of the engine from now on, as if it had handed blocks to it.
     pub(crate) fn start_writing(&mut self) {
-        match &mut self.inner {
-            Inner::Md5(s) => s.join(),
-            Inner::Sha1(s) => s.join(),
-            Inner::Sha256(s) => s.join(),
-            Inner::Sha512(s) => s.join(),
-            Inner::Plain(_) => {}
-        }
+        dispatch!(&mut self.inner, s => s.join(), _ => {});
     }
 
     /// As `update(half)`, without a copy of `half` where the stream can hash it in place.
     pub(crate) fn update_shared(&mut self, half: &SharedHalf) {
-        match &mut self.inner {
-            Inner::Md5(s) => s.update_shared(half),
-            Inner::Sha1(s) => s.update_shared(half),
-            Inner::Sha256(s) => s.update_shared(half),
-            Inner::Sha512(s) => s.update_shared(half),
-            Inner::Plain(h) => {
-                h.update(half);
-            }
-        }
+        dispatch!(&mut self.inner, s => s.update_shared(half), h => {
+            h.update(half);
+        });
     }
 
     /// As `update(&chunk)`, for data the caller owns (a server's body chunks usually are
@@ -203,28 +199,16 @@ impl LaneHasher {
     /// assert_eq!(h.finalize(), hash(Algorithm::Md5, &body));
     /// ```
     pub fn update_bytes(&mut self, chunk: Bytes) -> &mut Self {
-        match &mut self.inner {
-            Inner::Md5(s) => s.update_bytes(chunk),
-            Inner::Sha1(s) => s.update_bytes(chunk),
-            Inner::Sha256(s) => s.update_bytes(chunk),
-            Inner::Sha512(s) => s.update_bytes(chunk),
-            Inner::Plain(h) => {
-                h.update(&chunk);
-            }
-        }
+        dispatch!(&mut self.inner, s => s.update_bytes(chunk), h => {
+            h.update(&chunk);
+        });
         self
     }
 
     /// The digest of everything absorbed.
     pub fn finalize(self) -> Digest {
         let len = self.alg.digest_len();
-        match self.inner {
-            Inner::Md5(s) => s.finalize(len),
-            Inner::Sha1(s) => s.finalize(len),
-            Inner::Sha256(s) => s.finalize(len),
-            Inner::Sha512(s) => s.finalize(len),
-            Inner::Plain(h) => h.finalize(),
-        }
+        dispatch!(self.inner, s => s.finalize(len), h => h.finalize())
     }
 }
 

@@ -94,23 +94,27 @@ impl MultiHasher {
             self.each(data, false);
             return self;
         }
-        let alone = self.alone(data.len());
-        if alone && rayon::current_num_threads() <= 1 {
-            self.each(data, false);
-        } else if alone {
-            if self.pending.len() + data.len() <= PAR_BATCH {
-                Arc::make_mut(&mut self.pending).extend_from_slice(data);
-                if self.pending.len() == PAR_BATCH {
-                    self.flush();
-                }
-            } else {
-                self.flush();
-                self.each(data, true);
-            }
+        if self.alone(data.len()) {
+            self.write_alone(data);
         } else {
             self.share(data);
         }
         self
+    }
+
+    /// A write while alone on the engine: gathered for the algorithms to run side by side.
+    fn write_alone(&mut self, data: &[u8]) {
+        if rayon::current_num_threads() <= 1 {
+            self.each(data, false);
+        } else if self.pending.len() + data.len() <= PAR_BATCH {
+            Arc::make_mut(&mut self.pending).extend_from_slice(data);
+            if self.pending.len() == PAR_BATCH {
+                self.flush();
+            }
+        } else {
+            self.flush();
+            self.each(data, true);
+        }
     }
 
     /// As `update(&chunk)`, for data the caller owns: when other streams are writing, each
@@ -119,8 +123,14 @@ impl MultiHasher {
     /// the engine, writes are gathered for the algorithms to run side by side, as by
     /// `update`.
     pub fn update_bytes(&mut self, chunk: Bytes) -> &mut Self {
-        if self.algs.len() > 1 && (chunk.len() < PAR_MIN || self.alone(chunk.len())) {
-            return self.update(&chunk);
+        if self.algs.len() > 1 {
+            if chunk.len() < PAR_MIN {
+                return self.update(&chunk);
+            }
+            if self.alone(chunk.len()) {
+                self.write_alone(&chunk);
+                return self;
+            }
         }
         // What was gathered goes first.
         self.flush();

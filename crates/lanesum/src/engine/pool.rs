@@ -103,8 +103,8 @@ impl Half {
     /// The bytes, in order, as a job's segments.
     fn segs(&self) -> [&[u8]; SEGS] {
         match self {
-            Half::Own(v) => segs([v]),
-            Half::Shared(s) => segs([s]),
+            Half::Own(v) => segs([&v[..]]),
+            Half::Shared(s) => segs([&s[..]]),
             Half::Chunks(c) => c.each_ref().map(|b| &b[..]),
         }
     }
@@ -122,9 +122,9 @@ impl Half {
         self.len() == 0
     }
 
-    /// Chunks that take no more: as many slices as a job has, or `CHUNKS_HALF` bytes.
-    fn full_chunks(&self) -> bool {
-        matches!(self, Half::Chunks(_)) && (self.parts() == SEGS || self.len() >= CHUNKS_HALF)
+    /// Chunks with room for more: fewer slices than a job has, under `CHUNKS_HALF` bytes.
+    fn takes_chunks(&self) -> bool {
+        matches!(self, Half::Chunks(_)) && self.parts() < SEGS && self.len() < CHUNKS_HALF
     }
 
     /// Append `more` (chunks) to these chunks, or put it in place of nothing; gives it
@@ -134,14 +134,10 @@ impl Half {
             *self = more;
             return None;
         }
+        let n = self.parts();
+        let fits = n + more.parts() <= SEGS && self.len() + more.len() <= CHUNKS_HALF;
         match (self, more) {
-            (Half::Chunks(have), Half::Chunks(new)) => {
-                let n = have.iter().filter(|s| !s.is_empty()).count();
-                let m = new.iter().filter(|s| !s.is_empty()).count();
-                let bytes: usize = have.iter().chain(&new).map(|s| s.len()).sum();
-                if n + m > SEGS || bytes > CHUNKS_HALF {
-                    return Some(Half::Chunks(new));
-                }
+            (Half::Chunks(have), Half::Chunks(new)) if fits => {
                 for (to, from) in have[n..].iter_mut().zip(new) {
                     *to = from;
                 }
@@ -320,10 +316,8 @@ impl<F: Family> Pool<F> {
             }
             // Chunks with room wait for more (any other write counts them as full).
             let copying = !head.is_empty() || !body.is_empty();
-            if shared.is_none() && !copying && !me.fill.full_chunks() {
-                if let Half::Chunks(_) = me.fill {
-                    return;
-                }
+            if shared.is_none() && !copying && me.fill.takes_chunks() {
+                return;
             }
             if let Half::Own(fill) = &mut me.fill {
                 if fill.capacity() < half {
@@ -421,22 +415,19 @@ impl<F: Family> Pool<F> {
         let own = if fin.is_some() {
             debug_assert!(more[1].is_empty());
             // A job has `SEGS` segments: chunks among the halves are copied to make room.
-            let more_segs = usize::from(!more[0].is_empty());
-            if me.fill.parts() + me.ready.parts() + more_segs > SEGS {
+            let too_many = |me: &SlotData<F>| {
+                me.ready.parts() + me.fill.parts() + usize::from(!more[0].is_empty()) > SEGS
+            };
+            if too_many(me) {
                 me.fill.flatten();
             }
-            if me.fill.parts() + me.ready.parts() + more_segs > SEGS {
+            if too_many(me) {
                 me.ready.flatten();
             }
-            // `ready`'s segments, `fill`'s, then `more[0]`.
-            let halves = me.ready.segs().into_iter().chain(me.fill.segs());
-            let mut parts = [more[0]; 2 * SEGS + 1];
-            for (part, seg) in parts.iter_mut().zip(halves) {
-                *part = seg;
-            }
+            let all = me.ready.segs().into_iter().chain(me.fill.segs());
             Job {
                 state: me.state,
-                segs: segs(parts),
+                segs: segs(all.chain([more[0]])),
                 fin,
             }
         } else {
@@ -568,6 +559,11 @@ impl<F: Family> Stream<F> {
         self.part.extend_from_slice(data);
     }
 
+    /// Bytes that complete the staged ones to a whole block.
+    fn to_block(&self) -> usize {
+        self.part.len().next_multiple_of(F::BLOCK) - self.part.len()
+    }
+
     /// Count this stream among the writers (from its first whole blocks for the pool, or
     /// earlier when a `MultiHasher` asks): a message that fits the stage never does.
     pub(crate) fn join(&mut self) {
@@ -589,7 +585,7 @@ impl<F: Family> Stream<F> {
         }
         // Complete the staged bytes to a whole block: `STAGE` is a multiple of every block
         // size and `part.len() + data.len() >= STAGE`, so `data` has enough.
-        let fill = self.part.len().next_multiple_of(F::BLOCK) - self.part.len();
+        let fill = self.to_block();
         self.stage(&data[..fill]);
         let data = &data[fill..];
         let whole = data.len() - data.len() % F::BLOCK;
@@ -615,7 +611,7 @@ impl<F: Family> Stream<F> {
     /// bytes that complete the staged ones to a block are copied. A chunk larger than
     /// `CHUNKS_HALF` goes as several slices of it.
     pub(crate) fn update_bytes(&mut self, chunk: Bytes) {
-        let stitch = self.part.len().next_multiple_of(F::BLOCK) - self.part.len();
+        let stitch = self.to_block();
         if chunk.len() < stitch + STAGE {
             return self.update(&chunk);
         }
