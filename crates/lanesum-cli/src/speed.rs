@@ -12,7 +12,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use clap::{Arg, ArgAction, Command};
-use lanesum::{hash_many, hash_many_with, kernels, Algorithm};
+use lanesum::diagnostics::{hash_many_with, kernels};
+use lanesum::{hash_many, Algorithm};
 
 const DEFAULT_SIZES: [usize; 4] = [64, 1024, 16 * 1024, 1024 * 1024];
 /// Messages per batch: enough to fill the widest kernels' lanes.

@@ -3,7 +3,8 @@
 //! Single-threaded, so throughput is per core.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use lanesum::{hash_many, hash_many_with, Algorithm};
+use lanesum::diagnostics::hash_many_with;
+use lanesum::{hash_many, Algorithm};
 use std::hint::black_box;
 
 const COUNT: usize = 64;

@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release -p lanesum --example kbench_md5 [kernel-substring [size]]`
 
-use lanesum::{hash_many_with, kernels, Algorithm};
+use lanesum::diagnostics::{hash_many_with, kernels};
+use lanesum::Algorithm;
 
 /// Seconds of CPU time this thread has used: other engineers share the machine, and
 /// wall time would count the time we sit descheduled.

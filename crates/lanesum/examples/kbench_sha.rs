@@ -5,7 +5,8 @@
 //!
 //! `cargo run --release --example kbench_sha -- [sha256|sha1] [kernel...]`
 
-use lanesum::{hash_many_with, kernels, Algorithm};
+use lanesum::diagnostics::{hash_many_with, kernels};
+use lanesum::Algorithm;
 
 #[repr(C)]
 struct Timespec {

@@ -3,7 +3,8 @@
 //!
 //! Timed by this thread's CPU time (`/proc/thread-self/stat`, 10 ms ticks, so each run
 //! lasts >= 0.3 s) because the machine is shared and wall time counts other processes.
-use lanesum::{hash_many_with, kernels, Algorithm};
+use lanesum::diagnostics::{hash_many_with, kernels};
+use lanesum::Algorithm;
 
 fn main() {
     let alg = Algorithm::Sha512;

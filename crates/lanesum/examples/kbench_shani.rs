@@ -2,7 +2,8 @@
 //! batches (1-6 messages):
 //! `cargo run --release -p lanesum --example kbench_shani [sha1|sha256] [size]`.
 
-use lanesum::{hash_many, hash_many_with, kernels, Algorithm};
+use lanesum::diagnostics::{hash_many_with, kernels};
+use lanesum::{hash_many, Algorithm};
 use std::time::Instant;
 
 /// The sha1/sha2 crates, one message after another: the baseline we replaced.

@@ -18,13 +18,21 @@ use std::str::FromStr;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Algorithm {
+    /// MD5 (RFC 1321).
     Md5,
+    /// SHA-1 (FIPS 180-4).
     Sha1,
+    /// SHA-224 (FIPS 180-4).
     Sha224,
+    /// SHA-256 (FIPS 180-4).
     Sha256,
+    /// SHA-384 (FIPS 180-4).
     Sha384,
+    /// SHA-512 (FIPS 180-4).
     Sha512,
+    /// SHA-512/224 (FIPS 180-4).
     Sha512_224,
+    /// SHA-512/256 (FIPS 180-4).
     Sha512_256,
     /// BLAKE2b with an output of 1..=64 bytes.
     Blake2b(u8),
@@ -81,8 +89,8 @@ impl Algorithm {
         "btv2",
     ];
 
-    /// The Merkle-Damgard functions the SIMD lanes run (the first entries of [`Algorithm::ALL`]).
-    #[cfg(test)]
+    /// The Merkle-Damgard functions the SIMD lanes run (the first entries of
+    /// [`Algorithm::ALL`]); `families` maps each onto its family.
     pub(crate) const LANED: &'static [Algorithm] = Self::ALL.split_at(8).0;
 
     /// The whole-input modes that are also algorithms, at their default lengths.
@@ -113,7 +121,7 @@ impl Algorithm {
     /// [`StreamBatch`](crate::StreamBatch)): MD5, SHA-1 and the SHA-2 family. The others
     /// hash one stream at a time (BLAKE3 spreading a large one over every core).
     pub fn streams_in_lanes(self) -> bool {
-        crate::merkle_damgard::start(self).is_some()
+        Self::LANED.contains(&self)
     }
 
     /// Digest length in bytes.

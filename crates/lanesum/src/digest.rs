@@ -64,6 +64,7 @@ impl Digest {
         }
     }
 
+    /// The digest's bytes.
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
             Repr::Inline { len, bytes } => &bytes[..*len as usize],
@@ -71,10 +72,12 @@ impl Digest {
         }
     }
 
+    /// Its length in bytes.
     pub fn len(&self) -> usize {
         self.as_bytes().len()
     }
 
+    /// Whether it has no bytes (`b3sum -l 0`).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

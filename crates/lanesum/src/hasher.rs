@@ -1,16 +1,17 @@
 //! The streaming single-message hasher and the one-shot `hash`.
 
+use std::fmt;
 use std::io;
 
-use crate::md5::Md5;
-use crate::merkle_damgard::{self, MdHasher, Start};
-use crate::sha1::Sha1;
-use crate::sha256::Sha256;
-use crate::sha512::Sha512;
+use crate::families::{self, each, map, Each, OneOf};
+use crate::family::Family;
+use crate::isa::{self, Features};
+use crate::merkle_damgard::MdHasher;
 use crate::{Algorithm, Digest};
 
-/// BLAKE3 hands updates at least this large to rayon: below it, thread hand-off costs more
+/// BLAKE3 hands updates at least this large to rayon (with the `rayon` feature): below it, thread hand-off costs more
 /// than the extra core gains.
+#[cfg(feature = "rayon")]
 const BLAKE3_RAYON_MIN: usize = 256 * 1024;
 
 /// Streaming hasher for one message with any [`Algorithm`].
@@ -33,19 +34,27 @@ pub struct Hasher {
     inner: Inner,
 }
 
+/// A streaming hasher of each Merkle-Damgård family.
+struct Streaming;
+
+impl Each for Streaming {
+    type Of<F: Family> = MdHasher<F>;
+}
+
+// The Merkle-Damgård hashers stay inline: boxing them would cost an allocation for every
+// `hash()` of a short message; the rest are boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 enum Inner {
-    Md5(MdHasher<Md5>),
-    Sha1(MdHasher<Sha1>),
-    Sha256(MdHasher<Sha256>),
-    Sha512(MdHasher<Sha512>),
+    /// MD5, SHA-1 and the SHA-2 family.
+    Md(OneOf<Streaming>),
     Blake2b(Box<blake2b_simd::State>),
     Blake2s(Box<blake2s_simd::State>),
     Blake3(Box<blake3::Hasher>),
     Md5p8(Box<crate::modes::md5p8::State>),
     Blake2bp(Box<blake2b_simd::blake2bp::State>),
     Blake2sp(Box<blake2s_simd::blake2sp::State>),
-    Btv2(Box<crate::modes::torrent::Btv2State>),
+    Btv2(Box<crate::modes::btv2::Btv2State>),
 }
 
 impl Hasher {
@@ -54,19 +63,24 @@ impl Hasher {
     /// (`Blake2b(0)`, `Blake2b(65)`, `Blake2s(33)`); names parsed with
     /// `FromStr` or built with [`Algorithm::with_bits`] are always valid.
     pub fn new(alg: Algorithm) -> Hasher {
+        Self::at(alg, isa::active())
+    }
+
+    /// A hasher whose compression is the fastest `level` allows.
+    pub(crate) fn at(alg: Algorithm, level: Features) -> Hasher {
         assert!(alg.is_valid(), "invalid output length for {alg:?}");
-        let inner = match merkle_damgard::start(alg) {
-            Some(Start::Md5(iv)) => Inner::Md5(MdHasher::new(iv)),
-            Some(Start::Sha1(iv)) => Inner::Sha1(MdHasher::new(iv)),
-            Some(Start::Sha256(iv)) => Inner::Sha256(MdHasher::new(iv)),
-            Some(Start::Sha512(iv)) => Inner::Sha512(MdHasher::new(iv)),
-            None => Self::other(alg),
+        let inner = match families::lookup(alg) {
+            Some(iv) => Inner::Md(map!(iv, |F, iv| MdHasher::new(
+                iv,
+                F::single(level).compress
+            ))),
+            None => Self::other(alg, level),
         };
         Hasher { alg, inner }
     }
 
     /// The algorithms without a Merkle-Damgard family.
-    fn other(alg: Algorithm) -> Inner {
+    fn other(alg: Algorithm, level: Features) -> Inner {
         match alg {
             Algorithm::Blake2b(n) => Inner::Blake2b(Box::new(
                 blake2b_simd::Params::new()
@@ -79,7 +93,7 @@ impl Hasher {
                     .to_state(),
             )),
             Algorithm::Blake3(_) => Inner::Blake3(Box::default()),
-            Algorithm::Md5p8 => Inner::Md5p8(Box::new(crate::modes::md5p8::State::new())),
+            Algorithm::Md5p8 => Inner::Md5p8(Box::new(crate::modes::md5p8::State::at(level))),
             Algorithm::Blake2bp(n) => Inner::Blake2bp(Box::new(
                 blake2b_simd::blake2bp::Params::new()
                     .hash_length(n as usize)
@@ -90,22 +104,41 @@ impl Hasher {
                     .hash_length(n as usize)
                     .to_state(),
             )),
-            Algorithm::Btv2 => Inner::Btv2(Box::default()),
+            Algorithm::Btv2 => Inner::Btv2(Box::new(crate::modes::btv2::Btv2State::at(level))),
             _ => unreachable!("{alg} has a Merkle-Damgard family"),
         }
     }
 
+    /// The algorithm this hasher computes.
     pub fn algorithm(&self) -> Algorithm {
         self.alg
+    }
+
+    /// Start over: forget everything absorbed, as a new hasher of the same algorithm
+    /// (on the same instruction-set level).
+    ///
+    /// ```
+    /// use lanesum::{hash, Algorithm, Hasher};
+    /// let mut h = Hasher::new(Algorithm::Md5);
+    /// h.update(b"junk");
+    /// h.reset();
+    /// h.update(b"abc");
+    /// assert_eq!(h.finalize(), hash(Algorithm::Md5, b"abc"));
+    /// ```
+    pub fn reset(&mut self) {
+        match &mut self.inner {
+            // Same compression, same level: only the state starts over.
+            Inner::Md(h) => each!(h, |_F, h| h.reset()),
+            Inner::Md5p8(s) => s.reset(),
+            // The others have no level of ours.
+            _ => self.inner = Self::other(self.alg, Features::PORTABLE),
+        }
     }
 
     /// Absorb more of the message.
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
         match &mut self.inner {
-            Inner::Md5(h) => h.update(data),
-            Inner::Sha1(h) => h.update(data),
-            Inner::Sha256(h) => h.update(data),
-            Inner::Sha512(h) => h.update(data),
+            Inner::Md(h) => each!(h, |_F, h| h.update(data)),
             Inner::Blake2b(h) => {
                 h.update(data);
             }
@@ -113,11 +146,12 @@ impl Hasher {
                 h.update(data);
             }
             Inner::Blake3(h) => {
+                #[cfg(feature = "rayon")]
                 if data.len() >= BLAKE3_RAYON_MIN {
                     h.update_rayon(data);
-                } else {
-                    h.update(data);
+                    return self;
                 }
+                h.update(data);
             }
             Inner::Md5p8(h) => h.update(data),
             Inner::Blake2bp(h) => {
@@ -135,10 +169,7 @@ impl Hasher {
     pub fn finalize(self) -> Digest {
         let len = self.alg.digest_len();
         match self.inner {
-            Inner::Md5(h) => h.finalize(len),
-            Inner::Sha1(h) => h.finalize(len),
-            Inner::Sha256(h) => h.finalize(len),
-            Inner::Sha512(h) => h.finalize(len),
+            Inner::Md(h) => each!(h, |_F, h| h.finalize(len)),
             Inner::Blake2b(h) => Digest::from_bytes(h.finalize().as_bytes()),
             Inner::Blake2s(h) => Digest::from_bytes(h.finalize().as_bytes()),
             Inner::Blake3(h) => Digest::with_len(len, |out| h.finalize_xof().fill(out)),
@@ -147,6 +178,14 @@ impl Hasher {
             Inner::Blake2sp(h) => Digest::from_bytes(h.finalize().as_bytes()),
             Inner::Btv2(h) => h.finalize(),
         }
+    }
+}
+
+impl fmt::Debug for Hasher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hasher")
+            .field("algorithm", &self.alg)
+            .finish_non_exhaustive()
     }
 }
 
@@ -170,7 +209,12 @@ impl io::Write for Hasher {
 ///            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");
 /// ```
 pub fn hash(alg: Algorithm, data: &[u8]) -> Digest {
-    let mut h = Hasher::new(alg);
+    hash_at(alg, data, isa::active())
+}
+
+/// [`hash`] at `level`.
+pub(crate) fn hash_at(alg: Algorithm, data: &[u8], level: Features) -> Digest {
+    let mut h = Hasher::at(alg, level);
     h.update(data);
     h.finalize()
 }

@@ -1,72 +1,139 @@
 //! Instruction-set levels: detected once per process, overridable with `LANESUM_ISA`.
 //!
-//! Every fast path asks [`active`] which features it may use; nothing else reads CPUID.
-//! `LANESUM_ISA` takes a comma-separated list of `portable`, `shani`, `avx2`, `avx512`
-//! (or `auto`) so tests and benchmarks can force each path. Asking for a feature the CPU
-//! lacks is an error ([`IsaError`]), never an illegal instruction.
+//! A fast kernel may only run on a CPU that has its instructions. Each extension lanesum's
+//! kernels use has a token type ([`ShaNi`], [`Avx2`], [`Avx512`]) whose only constructor is
+//! its `detect`, which asks the CPU; a kernel is built from its token, so safe code holding
+//! a kernel holds the proof that it may run it. [`Features`] is a set of those tokens: a
+//! level, which can only ever be a subset of what the CPU has.
+//!
+//! Every fast path asks [`active`] which level to use, once, when it builds its kernels;
+//! nothing else reads CPUID. `LANESUM_ISA` takes a comma-separated list of `portable`,
+//! `shani`, `avx2`, `avx512` (or `auto`) so tests and benchmarks can force each path. Asking
+//! for a feature the CPU lacks is an error ([`IsaError`], from [`try_active`]), never an
+//! illegal instruction; [`active`] reports such an error once and carries on at the level
+//! the CPU allows.
 
+use std::cell::Cell;
 use std::fmt;
 use std::sync::OnceLock;
 
-/// The instruction-set features lanesum's kernels use.
+/// Defines a token type: a zero-sized proof that the CPU has some instructions.
+macro_rules! token {
+    ($(#[$doc:meta])* $name:ident, $($feature:tt),+) => {
+        $(#[$doc])*
+        ///
+        /// Only [`detect`](Self::detect) makes one, after asking the CPU, so code holding a
+        /// value may run those instructions.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct $name(());
+
+        impl $name {
+            /// The token, if this CPU (and OS) supports the instructions; `None` elsewhere.
+            pub fn detect() -> Option<$name> {
+                #[cfg(all(target_arch = "x86_64", not(miri)))]
+                if $(std::arch::is_x86_feature_detected!($feature))&&+ {
+                    return Some($name(()));
+                }
+                None
+            }
+        }
+    };
+}
+
+token!(
+    /// SHA-NI with SSSE3 and SSE4.1: SHA-1 and SHA-256 single and multi-stream kernels.
+    ShaNi, "sha", "sse2", "ssse3", "sse4.1"
+);
+token!(
+    /// AVX2: 8-lane 32-bit and 4-lane 64-bit kernels.
+    Avx2, "avx2"
+);
+token!(
+    /// AVX-512 F, BW and VL (which imply AVX2): 16-lane 32-bit and 8-lane 64-bit kernels, and
+    /// their 256-bit AVX-512VL builds.
+    Avx512, "avx2", "avx512f", "avx512bw", "avx512vl"
+);
+token!(
+    /// BMI2 (`rorx`) with AVX2: the single-stream SHA-512 rounds. Not a level of its own:
+    /// used where the [`Avx2`] level is.
+    Bmi2, "bmi2", "avx2"
+);
+
+/// A level: the instruction-set extensions lanesum's kernels may use, each present only
+/// as the token that proves the CPU has it.
+///
+/// ```
+/// use lanesum::isa::Features;
+/// let cpu = Features::detect();
+/// let forced = Features::parse("portable", cpu).unwrap();
+/// assert_eq!(forced, Features::PORTABLE);
+/// assert!(forced.avx2().is_none());
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Features {
-    /// SHA-NI (with SSE4.1): SHA-1 and SHA-256 single/multi-stream.
-    pub shani: bool,
-    /// AVX2: 8-lane 32-bit / 4-lane 64-bit kernels.
-    pub avx2: bool,
-    /// AVX-512 F+BW+VL: 16-lane 32-bit / 8-lane 64-bit kernels.
-    pub avx512: bool,
+    shani: Option<ShaNi>,
+    avx2: Option<Avx2>,
+    avx512: Option<Avx512>,
 }
 
 impl Features {
     /// Scalar code only.
     pub const PORTABLE: Features = Features {
-        shani: false,
-        avx2: false,
-        avx512: false,
+        shani: None,
+        avx2: None,
+        avx512: None,
     };
 
     /// What this CPU supports.
     pub fn detect() -> Features {
-        #[cfg(target_arch = "x86_64")]
-        {
-            Features {
-                shani: std::arch::is_x86_feature_detected!("sha")
-                    && std::arch::is_x86_feature_detected!("sse4.1")
-                    && std::arch::is_x86_feature_detected!("ssse3"),
-                avx2: std::arch::is_x86_feature_detected!("avx2"),
-                avx512: std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512bw")
-                    && std::arch::is_x86_feature_detected!("avx512vl"),
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            Features::PORTABLE
+        Features {
+            shani: ShaNi::detect(),
+            avx2: Avx2::detect(),
+            avx512: Avx512::detect(),
         }
     }
 
-    /// Parse a `LANESUM_ISA` value and check it against `cpu`.
+    /// SHA-NI, if this level has it.
+    pub fn shani(self) -> Option<ShaNi> {
+        self.shani
+    }
+
+    /// AVX2, if this level has it.
+    pub fn avx2(self) -> Option<Avx2> {
+        self.avx2
+    }
+
+    /// AVX-512, if this level has it.
+    pub fn avx512(self) -> Option<Avx512> {
+        self.avx512
+    }
+
+    /// Parse a `LANESUM_ISA` value and check it against `cpu`: the level it names, which
+    /// must be a subset of `cpu`.
     pub fn parse(spec: &str, cpu: Features) -> Result<Features, IsaError> {
         let spec = spec.trim();
         if spec.is_empty() || spec.eq_ignore_ascii_case("auto") {
             return Ok(cpu);
         }
-        let mut f = Features::PORTABLE;
+        let (mut shani, mut avx2, mut avx512) = (false, false, false);
         for word in spec.split(',').map(str::trim) {
             match word.to_ascii_lowercase().as_str() {
                 "portable" | "scalar" => {}
-                "shani" | "sha-ni" | "sha" => f.shani = true,
-                "avx2" => f.avx2 = true,
-                "avx512" | "avx-512" => f.avx512 = true,
+                "shani" | "sha-ni" | "sha" => shani = true,
+                "avx2" => avx2 = true,
+                "avx512" | "avx-512" => avx512 = true,
                 _ => return Err(IsaError::Unknown(word.to_string())),
             }
         }
+        let f = Features {
+            shani: cpu.shani.filter(|_| shani),
+            avx2: cpu.avx2.filter(|_| avx2),
+            avx512: cpu.avx512.filter(|_| avx512),
+        };
         let missing: Vec<&str> = [
-            (f.shani && !cpu.shani, "shani"),
-            (f.avx2 && !cpu.avx2, "avx2"),
-            (f.avx512 && !cpu.avx512, "avx512"),
+            (shani && f.shani.is_none(), "shani"),
+            (avx2 && f.avx2.is_none(), "avx2"),
+            (avx512 && f.avx512.is_none(), "avx512"),
         ]
         .iter()
         .filter(|(m, _)| *m)
@@ -75,16 +142,45 @@ impl Features {
         if missing.is_empty() {
             Ok(f)
         } else {
-            Err(IsaError::Unsupported(missing.join(",")))
+            Err(IsaError::Unsupported {
+                missing: missing.join(","),
+                usable: f,
+            })
         }
+    }
+
+    /// The levels a test matrix runs: portable, each extension alone, and all of them
+    /// (those this level has, without repeats).
+    pub fn levels(self) -> Vec<Features> {
+        let alone = [
+            Features {
+                shani: self.shani,
+                ..Features::PORTABLE
+            },
+            Features {
+                avx2: self.avx2,
+                ..Features::PORTABLE
+            },
+            Features {
+                avx512: self.avx512,
+                ..Features::PORTABLE
+            },
+        ];
+        let mut v = vec![Features::PORTABLE];
+        for f in alone.into_iter().chain([self]) {
+            if !v.contains(&f) {
+                v.push(f);
+            }
+        }
+        v
     }
 
     /// The names of the enabled features, `portable` if none.
     pub fn names(self) -> String {
         let v: Vec<&str> = [
-            (self.shani, "shani"),
-            (self.avx2, "avx2"),
-            (self.avx512, "avx512"),
+            (self.shani.is_some(), "shani"),
+            (self.avx2.is_some(), "avx2"),
+            (self.avx512.is_some(), "avx512"),
         ]
         .iter()
         .filter(|(on, _)| *on)
@@ -107,8 +203,26 @@ impl fmt::Display for Features {
 /// A `LANESUM_ISA` value that cannot be honoured.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IsaError {
+    /// A word that names no level.
     Unknown(String),
-    Unsupported(String),
+    /// Extensions this CPU lacks (comma-separated names), and the part of the request
+    /// it has.
+    Unsupported {
+        /// The names of the missing extensions.
+        missing: String,
+        /// What was asked for, less what is missing.
+        usable: Features,
+    },
+}
+
+impl IsaError {
+    /// The level to carry on at: what was asked for and exists, or else the CPU's.
+    fn fallback(&self, cpu: Features) -> Features {
+        match self {
+            IsaError::Unknown(_) => cpu,
+            IsaError::Unsupported { usable, .. } => *usable,
+        }
+    }
 }
 
 impl fmt::Display for IsaError {
@@ -118,8 +232,8 @@ impl fmt::Display for IsaError {
                 f,
                 "LANESUM_ISA: unknown level '{w}' (use portable, shani, avx2, avx512 or auto)"
             ),
-            IsaError::Unsupported(w) => {
-                write!(f, "LANESUM_ISA: this CPU does not support {w}")
+            IsaError::Unsupported { missing, .. } => {
+                write!(f, "LANESUM_ISA: this CPU does not support {missing}")
             }
         }
     }
@@ -127,111 +241,72 @@ impl fmt::Display for IsaError {
 
 impl std::error::Error for IsaError {}
 
-static ACTIVE: OnceLock<Result<Features, IsaError>> = OnceLock::new();
+/// The process's level: detected, or as `LANESUM_ISA` says (or failed to say).
+static ACTIVE: OnceLock<(Features, Option<IsaError>)> = OnceLock::new();
 
-/// The features in force for this process: detected, or as `LANESUM_ISA` says.
-///
-/// Programs should call this once at start-up to report a bad override cleanly.
-pub fn try_active() -> Result<Features, IsaError> {
-    ACTIVE
-        .get_or_init(|| {
-            let cpu = Features::detect();
-            match std::env::var("LANESUM_ISA") {
-                Ok(spec) => Features::parse(&spec, cpu),
-                Err(_) => Ok(cpu),
-            }
-        })
-        .clone()
+thread_local! {
+    /// A level forced on this thread by [`with_level`].
+    static FORCED: Cell<Option<Features>> = const { Cell::new(None) };
 }
 
-/// The features in force for this process.
-///
-/// # Panics
-/// If `LANESUM_ISA` names an unknown level or one this CPU lacks; call [`try_active`]
-/// first to report that as an error instead.
-pub fn active() -> Features {
-    match try_active() {
-        Ok(f) => f,
-        Err(e) => panic!("{e}"),
-    }
-}
-
-/// The core design the kernel speed estimates were measured on. Correctness never
-/// depends on it; it only decides which of several correct kernels is fastest.
-///
-/// Zen 5 gives simple 512-bit integer ops (add, rotate, ternlog) 2-cycle latency where
-/// Intel cores and Zen 4 give 1, so on Zen 5 a kernel needs twice as many independent
-/// lane sets in flight to fill its ports, and SHA-NI runs relatively faster.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Uarch {
-    /// Intel, Zen 3 and older, anything unknown: the estimates from an Intel Xeon.
-    Other,
-    /// AMD family 0x19 with AVX-512: 512-bit ops split in two 256-bit halves, so the
-    /// AVX-512 kernels gain less over AVX2 and SHA-NI, and MD5 wants 4 lane sets.
-    Zen4,
-    /// AMD family 0x1A and later.
-    Zen5,
-}
-
-impl Uarch {
-    /// Reads the CPU vendor and family (CPUID leaves 0 and 1). Miri cannot run CPUID.
-    pub fn detect() -> Uarch {
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        {
-            // SAFETY: CPUID exists on every x86-64 CPU; leaf 1 is read only when leaf 0
-            // says it exists. (`__cpuid` is a safe fn from Rust 1.94; older ones need this.)
-            #[allow(unused_unsafe)]
-            let cpuid = |leaf| unsafe { std::arch::x86_64::__cpuid(leaf) };
-            let leaf0 = cpuid(0);
-            let amd = leaf0.ebx == u32::from_le_bytes(*b"Auth")
-                && leaf0.edx == u32::from_le_bytes(*b"enti")
-                && leaf0.ecx == u32::from_le_bytes(*b"cAMD");
-            if amd && leaf0.eax >= 1 {
-                let eax = cpuid(1).eax;
-                let family = ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff);
-                if family >= 0x1a {
-                    return Uarch::Zen5;
+fn process_level() -> &'static (Features, Option<IsaError>) {
+    ACTIVE.get_or_init(|| {
+        let cpu = Features::detect();
+        match std::env::var("LANESUM_ISA") {
+            Ok(spec) => match Features::parse(&spec, cpu) {
+                Ok(f) => (f, None),
+                Err(e) => {
+                    // Reported once, here; programs that want to refuse it call
+                    // `try_active` first (the lanesum command exits 2).
+                    let f = e.fallback(cpu);
+                    eprintln!("lanesum: {e}; using {f}");
+                    (f, Some(e))
                 }
-                if family == 0x19 && std::arch::is_x86_feature_detected!("avx512f") {
-                    return Uarch::Zen4;
-                }
-            }
+            },
+            Err(_) => (cpu, None),
         }
-        Uarch::Other
+    })
+}
+
+/// The level in force for this process: detected, or as `LANESUM_ISA` says; the error
+/// if `LANESUM_ISA` names an unknown level or one this CPU lacks.
+///
+/// Programs call this once at start-up to refuse a bad override cleanly.
+pub fn try_active() -> Result<Features, IsaError> {
+    match process_level() {
+        (_, Some(e)) => Err(e.clone()),
+        (f, None) => Ok(*f),
     }
 }
 
-/// This CPU's [`Uarch`], read once.
-pub fn uarch() -> Uarch {
-    static UARCH: OnceLock<Uarch> = OnceLock::new();
-    *UARCH.get_or_init(Uarch::detect)
+/// The level new kernels are built for on this thread: a level forced by
+/// [`with_level`], else the process's ([`try_active`]). A bad `LANESUM_ISA` is reported
+/// once on standard error and the part of it this CPU supports is used (the CPU's own
+/// level for an unknown word): never a panic.
+pub fn active() -> Features {
+    FORCED.get().unwrap_or_else(|| process_level().0)
 }
 
-/// A kernel's estimated GB/s per core on this CPU: `other` as measured on an Intel
-/// Xeon (Emerald Rapids), `zen4` and `zen5` on AMD EPYC Zen 4 and Zen 5, all at 16 KiB
-/// with full lanes (Zen 4: `hash_many_with` each kernel, 48 or 64 messages, best of 3).
-pub(crate) fn est(other: f32, zen4: f32, zen5: f32) -> f32 {
-    match uarch() {
-        Uarch::Other => other,
-        Uarch::Zen4 => zen4,
-        Uarch::Zen5 => zen5,
+/// Runs `f` with `level` as [`active`] on this thread: every hasher, batch and engine it
+/// makes (and everything they hash, on any thread) uses that level's kernels. How tests
+/// run every kernel path in one process:
+///
+/// ```
+/// use lanesum::{hash, isa, Algorithm};
+/// let want = hash(Algorithm::Sha256, b"abc");
+/// for level in isa::Features::detect().levels() {
+///     assert_eq!(isa::with_level(level, || hash(Algorithm::Sha256, b"abc")), want);
+/// }
+/// ```
+pub fn with_level<R>(level: Features, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Features>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FORCED.set(self.0);
+        }
     }
-}
-
-/// The logical CPU this thread runs on now (it may move at any time), for keeping data a
-/// core wrote on that core; 0 where the OS does not say.
-pub(crate) fn current_cpu() -> usize {
-    #[cfg(all(target_os = "linux", not(miri)))]
-    {
-        // SAFETY: `sched_getcpu` takes no arguments and touches no memory of ours; it
-        // returns -1 on failure, which maps to 0 below.
-        let cpu = unsafe { libc::sched_getcpu() };
-        usize::try_from(cpu).unwrap_or(0)
-    }
-    #[cfg(any(not(target_os = "linux"), miri))]
-    {
-        0
-    }
+    let _restore = Restore(FORCED.replace(Some(level)));
+    f()
 }
 
 #[cfg(test)]
@@ -240,37 +315,54 @@ mod tests {
 
     #[test]
     fn parse_levels() {
-        let all = Features {
-            shani: true,
-            avx2: true,
-            avx512: true,
-        };
-        assert_eq!(Features::parse("portable", all), Ok(Features::PORTABLE));
-        assert_eq!(Features::parse("auto", all), Ok(all));
-        assert_eq!(
-            Features::parse("avx2,shani", all),
-            Ok(Features {
-                shani: true,
-                avx2: true,
-                avx512: false
-            })
-        );
+        let cpu = Features::detect();
+        assert_eq!(Features::parse("portable", cpu), Ok(Features::PORTABLE));
+        assert_eq!(Features::parse("auto", cpu), Ok(cpu));
+        assert_eq!(Features::parse("", cpu), Ok(cpu));
+        match Features::parse("avx2,shani", cpu) {
+            Ok(f) => {
+                assert_eq!((f.avx2, f.shani, f.avx512), (cpu.avx2, cpu.shani, None));
+            }
+            Err(IsaError::Unsupported { usable, .. }) => {
+                assert!(cpu.avx2.is_none() || cpu.shani.is_none());
+                assert_eq!(usable.avx512, None);
+            }
+            Err(e) => panic!("{e}"),
+        }
         assert!(matches!(
             Features::parse("avx512", Features::PORTABLE),
-            Err(IsaError::Unsupported(_))
+            Err(IsaError::Unsupported { usable, .. }) if usable == Features::PORTABLE
         ));
         assert!(matches!(
-            Features::parse("sse9", all),
+            Features::parse("sse9", cpu),
             Err(IsaError::Unknown(_))
         ));
     }
 
     #[test]
-    fn active_is_supported() {
-        let a = active();
+    fn levels_are_subsets_without_repeats() {
         let cpu = Features::detect();
-        assert!(!a.avx512 || cpu.avx512);
-        assert!(!a.avx2 || cpu.avx2);
-        assert!(!a.shani || cpu.shani);
+        let levels = cpu.levels();
+        assert_eq!(levels[0], Features::PORTABLE);
+        assert_eq!(*levels.last().unwrap(), cpu);
+        for (i, l) in levels.iter().enumerate() {
+            assert!(!levels[..i].contains(l));
+            assert!(l.shani.is_none() || cpu.shani.is_some());
+            assert!(l.avx2.is_none() || cpu.avx2.is_some());
+            assert!(l.avx512.is_none() || cpu.avx512.is_some());
+            assert_eq!(Features::parse(&l.names(), cpu), Ok(*l));
+        }
+        assert_eq!(Features::PORTABLE.levels(), [Features::PORTABLE]);
+    }
+
+    #[test]
+    fn with_level_is_scoped_to_this_thread() {
+        let before = active();
+        let got = with_level(Features::PORTABLE, || {
+            let other = std::thread::spawn(active).join().unwrap();
+            (active(), other)
+        });
+        assert_eq!(got, (Features::PORTABLE, process_level().0));
+        assert_eq!(active(), before);
     }
 }

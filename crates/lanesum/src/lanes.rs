@@ -5,25 +5,79 @@
 //! layers know nothing of instructions. Chaining state is kept word-major ("structure of
 //! arrays"): word `w` of lane `l` is `state[w * lanes + l]`, so a SIMD kernel loads one
 //! vector per word with no transpose, and the state stays in that layout between calls.
-
-use crate::isa::Features;
-use crate::merkle_damgard::Family;
+//!
+//! A kernel's code is a type implementing [`Plain`] or [`Switching`], whose `Token` says
+//! what it needs of the CPU (`isa::Avx512`, ...); a [`LaneKernel`] is made from a value of
+//! that token, which only detection makes, so safe code holding a kernel may run it.
+#![allow(unsafe_code)]
 
 /// Upper bound on lanes of any kernel (AVX-512 MD5 with 4 interleaved sets), so that
 /// a `u64` holds a bit per lane.
 pub(crate) const MAX_LANES: usize = 64;
 
-/// Signature of a kernel body: `(state, per-lane block data, nblocks)`.
-///
-/// `blocks[l]` holds at least `nblocks * BLOCK` bytes for lane `l`; lanes with nothing
-/// to do may repeat another lane's slice (their state is then garbage and ignored).
-pub(crate) type CompressFn<W> = fn(state: &mut [W], blocks: &[&[u8]], nblocks: usize);
+/// A multi-lane kernel's code: `nblocks` whole blocks in each lane.
+pub(crate) trait Plain<W: Copy>: 'static {
+    /// What the code needs of the CPU: an `isa` token, or `()` for portable code.
+    type Token: Copy;
 
-/// Signature of a kernel body that can also switch lanes between blocks (see
+    /// Compress `nblocks` blocks in each of `blocks.len()` lanes: `blocks[l]` holds at
+    /// least `nblocks * BLOCK` bytes for lane `l`; lanes with nothing to do may repeat
+    /// another lane's slice (their state is then garbage and ignored).
+    ///
+    /// # Safety
+    /// The caller holds a `Self::Token` (the CPU runs the code's instructions), and the
+    /// shapes are the kernel's: `state.len()` its words times lanes, `blocks.len()` its
+    /// lanes, each slice long enough ([`LaneKernel::compress`] checks them).
+    unsafe fn compress(state: &mut [W], blocks: &[&[u8]], nblocks: usize);
+}
+
+/// A multi-lane kernel's code that can also switch lanes between blocks (see
 /// [`Cursor`]): a lane moves to another message, or to its padding, without ending the
-/// call. Its `blocks[l]` need only cover lane `l` up to its first data switch.
-pub(crate) type SwitchedFn<W> =
+/// call.
+pub(crate) trait Switching<W: Copy>: 'static {
+    /// What the code needs of the CPU (see [`Plain::Token`]).
+    type Token: Copy;
+
+    /// [`Plain::compress`], switching lanes as `cur` says; `blocks[l]` need only cover
+    /// lane `l` up to its first data switch.
+    ///
+    /// # Safety
+    /// As [`Plain::compress`], with every data switch's slice covering its lane up to
+    /// the next data switch or `nblocks` ([`LaneKernel::compress_switched`] checks them).
+    unsafe fn compress(
+        state: &mut [W],
+        blocks: &[&[u8]],
+        nblocks: usize,
+        cur: &mut Cursor<'_, '_, W>,
+    );
+}
+
+/// How a [`LaneKernel`] calls its code.
+type PlainFn<W> = fn(state: &mut [W], blocks: &[&[u8]], nblocks: usize);
+type SwitchedFn<W> =
     fn(state: &mut [W], blocks: &[&[u8]], nblocks: usize, cur: &mut Cursor<'_, '_, W>);
+
+/// [`Plain::compress`] of `K` behind a safe signature. Only ever stored in a
+/// [`LaneKernel`] made from a `K::Token`, which checks the shapes before each call.
+fn plain<W: Copy, K: Plain<W>>(state: &mut [W], blocks: &[&[u8]], nblocks: usize) {
+    // SAFETY: this instance is only reachable through a LaneKernel built by
+    // `LaneKernel::new::<K>`, which took a `K::Token`; `compress` and `split_calls` check
+    // the shapes before they call it.
+    unsafe { K::compress(state, blocks, nblocks) }
+}
+
+/// [`Switching::compress`] of `K` behind a safe signature, as [`plain`].
+fn switched<W: Copy, K: Switching<W>>(
+    state: &mut [W],
+    blocks: &[&[u8]],
+    nblocks: usize,
+    cur: &mut Cursor<'_, '_, W>,
+) {
+    // SAFETY: this instance is only reachable through a LaneKernel built by
+    // `LaneKernel::switched::<K>`, which took a `K::Token`; `compress` and
+    // `compress_switched` check the shapes and the switches before they call it.
+    unsafe { K::compress(state, blocks, nblocks, cur) }
+}
 
 /// "No slot" in a [`StateSwitch`].
 pub(crate) const NO_SLOT: u32 = u32::MAX;
@@ -134,7 +188,7 @@ fn apply_states<W: Copy>(
 
 #[derive(Clone, Copy)]
 enum Body<W: 'static> {
-    Plain(CompressFn<W>),
+    Plain(PlainFn<W>),
     // Only x86 kernels switch lanes inside a call.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     Switched(SwitchedFn<W>),
@@ -142,51 +196,62 @@ enum Body<W: 'static> {
 
 /// A compression kernel for `lanes` independent messages.
 ///
-/// Values are only built by a family's `kernels(features)` after checking that the CPU
-/// has what the kernel needs, which is what makes calling `compress` sound.
+/// Only made from the token its code needs (see [`Plain`]), which is what makes calling
+/// it sound.
 #[derive(Clone, Copy)]
 pub(crate) struct LaneKernel<W: 'static> {
     /// Short path name shown by `lanesum speed`, e.g. `avx512x4` or `shani-x2`.
     pub name: &'static str,
     /// Number of independent messages per call.
     pub lanes: usize,
-    /// Rough full-lanes throughput in GB/s per core on this CPU's [`Uarch`](crate::isa::Uarch)
-    /// (see [`est`](crate::isa::est)), used only to choose between kernels for a given
-    /// number of busy lanes.
+    /// Rough full-lanes throughput in GB/s per core on this CPU's
+    /// [`Uarch`](crate::uarch::Uarch) (see [`est`](crate::uarch::est)), used only to
+    /// choose between kernels for a given number of busy lanes.
     pub est_gbps: f32,
     body: Body<W>,
 }
 
+impl<W: Copy> std::fmt::Debug for LaneKernel<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LaneKernel")
+            .field("name", &self.name)
+            .field("lanes", &self.lanes)
+            .field("est_gbps", &self.est_gbps)
+            .finish()
+    }
+}
+
 impl<W: Copy + 'static> LaneKernel<W> {
-    /// `compress` must only be reachable through this value when the CPU supports it.
-    pub(crate) const fn new(
+    /// The kernel `K`, which `token` proves this CPU can run.
+    pub(crate) fn new<K: Plain<W>>(
+        token: K::Token,
         name: &'static str,
         lanes: usize,
         est_gbps: f32,
-        compress: CompressFn<W>,
     ) -> Self {
+        let _ = token;
         LaneKernel {
             name,
             lanes,
             est_gbps,
-            body: Body::Plain(compress),
+            body: Body::Plain(plain::<W, K>),
         }
     }
 
-    /// A kernel that switches lanes inside a call (see [`Cursor`]); the same soundness
-    /// condition as [`new`](Self::new).
+    /// A kernel that switches lanes inside a call (see [`Cursor`]), from its token.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(crate) const fn switched(
+    pub(crate) fn switched<K: Switching<W>>(
+        token: K::Token,
         name: &'static str,
         lanes: usize,
         est_gbps: f32,
-        compress: SwitchedFn<W>,
     ) -> Self {
+        let _ = token;
         LaneKernel {
             name,
             lanes,
             est_gbps,
-            body: Body::Switched(compress),
+            body: Body::Switched(switched::<W, K>),
         }
     }
 
@@ -350,7 +415,7 @@ pub(crate) const SWITCH_SPLIT_NS: f32 = 40.0;
 /// [`LaneKernel::compress_switched`] for a kernel without switches of its own: one call
 /// per block boundary that has switches. (The checks there make the slicing here safe.)
 fn split_calls<W: Copy>(
-    f: CompressFn<W>,
+    f: PlainFn<W>,
     state: &mut [W],
     block_len: usize,
     blocks: &[&[u8]],
@@ -382,208 +447,51 @@ fn split_calls<W: Copy>(
     }
 }
 
-/// Lane `l`'s chaining state, out of the word-major columns of `lanes` lanes.
-pub(crate) fn lane_state<F: Family>(state: &[F::Word], lanes: usize, l: usize) -> F::State {
-    let mut s = F::State::default();
-    for (w, v) in s.as_mut().iter_mut().enumerate() {
-        *v = state[w * lanes + l];
-    }
-    s
-}
+/// `lane_sets!(Plain or Switching, word, token, words, lanes per set, BLOCK, compress)`:
+/// the type `Sets<N>`, the code of a kernel of `N` interleaved sets of that many lanes of
+/// `words` state words, which calls `compress::<N>` under `token` (see [`Plain`] and
+/// [`Switching`]) after checking the shapes it relies on.
+macro_rules! lane_sets {
+    (Plain, $w:ty, $token:ty, $words:expr, $set:expr, $block:expr, $compress:ident) => {
+        /// `N` interleaved lane sets, the code of a [`LaneKernel`](crate::lanes::LaneKernel).
+        struct Sets<const N: usize>;
 
-/// Puts `s` into lane `l` of the word-major columns of `lanes` lanes.
-pub(crate) fn set_lane_state<F: Family>(
-    state: &mut [F::Word],
-    lanes: usize,
-    l: usize,
-    s: &F::State,
-) {
-    for (w, &v) in s.as_ref().iter().enumerate() {
-        state[w * lanes + l] = v;
-    }
-}
+        impl<const N: usize> $crate::lanes::Plain<$w> for Sets<N> {
+            type Token = $token;
 
-/// The one-lane kernel over a family's single-stream compression (scalar, or SHA-NI
-/// through the family's own dispatch).
-pub(crate) fn single_stream<F: Family>(features: Features) -> LaneKernel<F::Word> {
-    fn run<F: Family>(state: &mut [F::Word], blocks: &[&[u8]], nblocks: usize) {
-        let mut s = F::State::default();
-        s.as_mut().copy_from_slice(state);
-        F::compress(&mut s, &blocks[0][..nblocks * F::BLOCK]);
-        state.copy_from_slice(s.as_ref());
-    }
-    LaneKernel::new("x1", 1, F::single_gbps(features), run::<F>)
-}
-
-/// Test support shared by every kernel's tests: compare a kernel with the scalar
-/// reference on random states and blocks, every lane count position, several block counts.
-#[cfg(test)]
-pub(crate) mod testing {
-    use super::LaneKernel;
-    use crate::merkle_damgard::{Family, Word};
-    use rand::{Rng, SeedableRng};
-
-    /// A `lanes`-wide kernel that runs the scalar reference lane by lane: no faster, but
-    /// it lets scheduler tests use wide kernels on any CPU.
-    pub(crate) fn portable_lanes<F: Family>(
-        name: &'static str,
-        lanes: usize,
-        est_gbps: f32,
-    ) -> LaneKernel<F::Word> {
-        fn run<F: Family>(state: &mut [F::Word], blocks: &[&[u8]], nblocks: usize) {
-            let lanes = blocks.len();
-            for (l, b) in blocks.iter().enumerate() {
-                let mut s = F::State::default();
-                for (w, v) in s.as_mut().iter_mut().enumerate() {
-                    *v = state[w * lanes + l];
-                }
-                F::compress_portable(&mut s, &b[..nblocks * F::BLOCK]);
-                for (w, v) in s.as_ref().iter().enumerate() {
-                    state[w * lanes + l] = *v;
-                }
+            unsafe fn compress(state: &mut [$w], blocks: &[&[u8]], nblocks: usize) {
+                assert_eq!(state.len(), $words * $set * N);
+                assert_eq!(blocks.len(), $set * N);
+                assert!(blocks.iter().all(|b| b.len() >= nblocks * $block));
+                // SAFETY: the caller holds the token (the trait's contract), which proves
+                // the CPU has what the code needs; the shapes were checked above.
+                unsafe { $compress::<N>(state, blocks, nblocks) }
             }
         }
-        LaneKernel::new(name, lanes, est_gbps, run::<F>)
-    }
+    };
+    (Switching, $w:ty, $token:ty, $words:expr, $set:expr, $block:expr, $compress:ident) => {
+        /// `N` interleaved lane sets, the code of a [`LaneKernel`](crate::lanes::LaneKernel).
+        struct Sets<const N: usize>;
 
-    /// A kernel's in-call lane switches against the same switches done by splitting the
-    /// call on the scalar reference: random state saves and loads (several in one lane
-    /// and one block boundary too), data switches to unaligned buffers, switches at the
-    /// call's first and last boundary, and calls of no blocks.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(crate) fn check_switched<F: Family>(kernel: &LaneKernel<F::Word>) {
-        use super::{DataSwitch, StateSwitch, Switches, NO_SLOT};
-        let (words, lanes, bl) = (F::WORDS, kernel.lanes, F::BLOCK);
-        let reference = portable_lanes::<F>("ref", lanes, 1.0);
-        let mut rng = rand::rngs::StdRng::seed_from_u64(0x5e1c_u64 ^ lanes as u64);
-        let nslots = 2 * lanes;
-        let random = |rng: &mut rand::rngs::StdRng, n: usize| -> Vec<u8> {
-            (0..n).map(|_| rng.random()).collect()
-        };
-        for round in 0..200 {
-            let nblocks = [0, 1, 2, 3, 5, 9][round % 6];
-            let mut states: Vec<StateSwitch> = (0..rng.random_range(0..3 * lanes))
-                .map(|_| {
-                    let mut slot = || {
-                        if rng.random_bool(0.4) {
-                            NO_SLOT
-                        } else {
-                            rng.random_range(0..nslots as u32)
-                        }
-                    };
-                    let (save, load) = (slot(), slot());
-                    StateSwitch {
-                        at: rng.random_range(0..=nblocks as u32),
-                        lane: rng.random_range(0..lanes as u32),
-                        save,
-                        load,
-                    }
-                })
-                .collect();
-            states.sort_by_key(|s| s.at);
-            // Each lane's data: a first buffer, then a buffer per data switch, each
-            // exactly long enough (plus a few bytes) and offset by a few bytes.
-            let mut bufs: Vec<Vec<u8>> = Vec::new();
-            // (first block, lane, buffer, offset) of each lane's data, first ones first.
-            let mut parts: Vec<(usize, usize, usize, usize)> = Vec::new();
-            for l in 0..lanes {
-                let mut ats: Vec<usize> = (0..rng.random_range(0..3))
-                    .map(|_| rng.random_range(0..=nblocks))
-                    .collect();
-                ats.sort();
-                let starts = std::iter::once(0).chain(ats.iter().copied());
-                let ends = ats.iter().copied().chain([nblocks]);
-                for (from, to) in starts.zip(ends) {
-                    let off = rng.random_range(0..8);
-                    let n = (to - from) * bl + off + rng.random_range(0..3);
-                    bufs.push(random(&mut rng, n));
-                    parts.push((from, l, bufs.len() - 1, off));
-                }
-            }
-            let mut blocks: Vec<&[u8]> = vec![&[]; lanes];
-            let mut data: Vec<DataSwitch<'_>> = Vec::new();
-            for (i, &(at, lane, b, off)) in parts.iter().enumerate() {
-                let first = i == 0 || parts[i - 1].1 != lane;
-                if first {
-                    blocks[lane] = &bufs[b][off..];
-                } else {
-                    data.push(DataSwitch {
-                        at,
-                        lane,
-                        data: &bufs[b][off..],
-                    });
-                }
-            }
-            data.sort_by_key(|d| d.at);
-            let state0: Vec<F::Word> = (0..words * lanes)
-                .map(|_| F::Word::from_u64(rng.random()))
-                .collect();
-            let slots0: Vec<F::Word> = (0..words * nslots)
-                .map(|_| F::Word::from_u64(rng.random()))
-                .collect();
-            let run = |k: &LaneKernel<F::Word>| {
-                let (mut st, mut slots) = (state0.clone(), slots0.clone());
-                let sw = Switches {
-                    states: &states,
-                    data: &data,
-                    slots: &mut slots,
-                };
-                k.compress_switched(&mut st, words, bl, &blocks, nblocks, sw);
-                (st, slots)
-            };
-            assert!(
-                run(kernel) == run(&reference),
-                "{} round {round}: {nblocks} blocks, switches {states:?}",
-                kernel.name
-            );
-        }
-    }
+        impl<const N: usize> $crate::lanes::Switching<$w> for Sets<N> {
+            type Token = $token;
 
-    #[test]
-    fn portable_lanes_match_reference() {
-        check_kernel::<crate::md5::Md5>(&portable_lanes::<crate::md5::Md5>("p16", 16, 1.0));
-        check_kernel::<crate::sha512::Sha512>(&portable_lanes::<crate::sha512::Sha512>(
-            "p8", 8, 1.0,
-        ));
-    }
-
-    /// Random state words and blocks, each lane with its own (unaligned) buffer.
-    pub(crate) fn check_kernel<F: Family>(kernel: &LaneKernel<F::Word>) {
-        let words = F::WORDS;
-        let mut rng = rand::rngs::StdRng::seed_from_u64(0x1a2e5_u64 ^ kernel.lanes as u64);
-        for nblocks in [1usize, 2, 3, 5, 17] {
-            let lanes = kernel.lanes;
-            let mut state: Vec<F::Word> = (0..words * lanes)
-                .map(|_| F::Word::from_u64(rng.random()))
-                .collect();
-            // Offset each lane's buffer by a different amount to catch alignment assumptions.
-            let bufs: Vec<Vec<u8>> = (0..lanes)
-                .map(|l| {
-                    (0..nblocks * F::BLOCK + l % 7)
-                        .map(|_| rng.random())
-                        .collect()
-                })
-                .collect();
-            let slices: Vec<&[u8]> = bufs.iter().enumerate().map(|(l, b)| &b[l % 7..]).collect();
-            let mut want = Vec::new();
-            for l in 0..lanes {
-                let mut s = F::State::default();
-                for (w, v) in s.as_mut().iter_mut().enumerate() {
-                    *v = state[w * lanes + l];
-                }
-                F::compress_portable(&mut s, &slices[l][..nblocks * F::BLOCK]);
-                want.push(s);
-            }
-            kernel.compress(&mut state, words, F::BLOCK, &slices, nblocks);
-            for (l, w) in want.iter().enumerate() {
-                let got: Vec<F::Word> = (0..words).map(|i| state[i * lanes + l]).collect();
-                assert_eq!(
-                    &got[..],
-                    w.as_ref(),
-                    "{} lane {l} of {lanes}, {nblocks} blocks",
-                    kernel.name
-                );
+            unsafe fn compress(
+                state: &mut [$w],
+                blocks: &[&[u8]],
+                nblocks: usize,
+                cur: &mut $crate::lanes::Cursor<'_, '_, $w>,
+            ) {
+                assert_eq!(state.len(), $words * $set * N);
+                assert_eq!(blocks.len(), $set * N);
+                // SAFETY: the caller holds the token (the trait's contract), which proves
+                // the CPU has what the code needs, and `LaneKernel` checked that each
+                // lane's slice, and each data switch's, covers the lane's blocks up to its
+                // next data switch or `nblocks`.
+                unsafe { $compress::<N>(state, blocks, nblocks, cur) }
             }
         }
-    }
+    };
 }
+#[cfg(target_arch = "x86_64")]
+pub(crate) use lane_sets;

@@ -27,8 +27,9 @@
 use std::cell::Cell;
 use std::ops::Deref;
 
-use crate::lanes::{self, plan_ns, DataSwitch, LaneKernel, StateSwitch, Switches, NO_SLOT};
-use crate::merkle_damgard::{pad_final, padded_len, Family, MAX_BLOCK};
+use crate::family::{self, Compress, Family, MAX_BLOCK};
+use crate::lanes::{plan_ns, DataSwitch, LaneKernel, StateSwitch, Switches, NO_SLOT};
+use crate::merkle_damgard::{pad_final, padded_len};
 
 pub(crate) use crate::lanes::MAX_LANES;
 
@@ -132,18 +133,18 @@ impl<'a, F: Family> Job<'a, F> {
         }
     }
 
-    /// Hash the job on the single-stream path; returns the final state.
-    pub(crate) fn run_single(self) -> F::State {
+    /// Hash the job on the single-stream path, `compress`; returns the final state.
+    pub(crate) fn run_single(self, compress: Compress<F>) -> F::State {
         let mut state = self.state;
         for seg in self.segs {
             if !seg.is_empty() {
-                F::compress(&mut state, seg);
+                compress.run(&mut state, seg);
             }
         }
         if let Some((tail, total)) = self.fin {
             let mut last = [0u8; 2 * MAX_BLOCK];
             let used = pad_final::<F>(tail, total, &mut last);
-            F::compress(&mut state, &last[..used]);
+            compress.run(&mut state, &last[..used]);
         }
         state
     }
@@ -742,11 +743,11 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
 
     /// Lane `l`'s chaining state, out of the word-major columns.
     fn lane_state(&self, l: usize) -> F::State {
-        lanes::lane_state::<F>(&self.state, self.lanes.len(), l)
+        family::lane_state::<F>(&self.state, self.lanes.len(), l)
     }
 
     fn set_lane_state(&mut self, l: usize, s: &F::State) {
-        lanes::set_lane_state::<F>(&mut self.state, self.lanes.len(), l, s);
+        family::set_lane_state::<F>(&mut self.state, self.lanes.len(), l, s);
     }
 
     /// Lane `l` has nothing to do.
@@ -1090,8 +1091,10 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::family::{Compress, Family, Kernels};
+    use crate::isa::Features;
+    use crate::lanes::Plain;
     use crate::md5::{Md5, IV};
-    use crate::merkle_damgard::Family;
     use std::cell::Cell;
 
     thread_local! {
@@ -1100,22 +1103,39 @@ mod tests {
     }
 
     /// An 8-lane scalar kernel that counts lane-blocks, to measure how full the lanes are.
-    fn counting(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-        SLOTS.with(|c| c.set(c.get() + blocks.len() * nblocks));
-        crate::lanes::testing::portable_lanes::<Md5>("p8", 8, 8.0).compress(
-            state,
-            Md5::WORDS,
-            Md5::BLOCK,
-            blocks,
-            nblocks,
-        );
+    struct Counting;
+
+    #[allow(unsafe_code)] // an `unsafe fn` of the trait; the body is safe code
+    impl Plain<u32> for Counting {
+        type Token = ();
+
+        unsafe fn compress(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
+            SLOTS.with(|c| c.set(c.get() + blocks.len() * nblocks));
+            crate::testing::portable_lanes::<Md5>("p8", 8, 8.0).compress(
+                state,
+                Md5::WORDS,
+                Md5::BLOCK,
+                blocks,
+                nblocks,
+            );
+        }
+    }
+
+    /// The counting kernel and the portable single stream, to narrow to.
+    fn counting() -> [LaneKernel<u32>; 2] {
+        let k = LaneKernel::new::<Counting>((), "count8", 8, 8.0);
+        [Md5::single(Features::PORTABLE).kernel, k]
+    }
+
+    /// MD5's portable single-stream compression: the reference for jobs.
+    fn portable() -> Compress<Md5> {
+        Md5::single(Features::PORTABLE).compress
     }
 
     /// Runs `msgs` on the counting kernel (narrowing allowed); returns the lane-blocks
     /// used, after checking every digest.
     fn slots_for(msgs: &[impl AsRef<[u8]>]) -> usize {
-        let k = LaneKernel::new("count8", 8, 8.0, counting);
-        let one = crate::lanes::single_stream::<Md5>(crate::isa::Features::PORTABLE);
+        let [one, k] = counting();
         SLOTS.with(|c| c.set(0));
         let mut got = vec![None; msgs.len()];
         run::<Md5>(
@@ -1128,7 +1148,7 @@ mod tests {
             |i, s| got[i] = Some(*s),
         );
         for (m, g) in msgs.iter().zip(&got) {
-            let want = Job::<Md5>::message(IV, m.as_ref()).run_single();
+            let want = Job::<Md5>::message(IV, m.as_ref()).run_single(portable());
             assert_eq!(*g, Some(want), "{} messages", msgs.len());
         }
         SLOTS.with(|c| c.get())
@@ -1193,7 +1213,7 @@ mod tests {
     /// 33 jobs still get cut, since two whole jobs a lane would take nearly twice as long.
     #[test]
     fn plan_length_weighs_splits_against_length() {
-        let k = crate::lanes::testing::portable_lanes::<crate::sha256::Sha256>("p32", 32, 6.2);
+        let k = crate::testing::portable_lanes::<crate::sha256::Sha256>("p32", 32, 6.2);
         let left = vec![257; 63];
         let t = plan_length(&k, 64, &left, (63 * 257usize).div_ceil(32)).unwrap();
         // Lengths are tried in steps of 1/128 of the shortest (3 blocks here).
@@ -1298,11 +1318,9 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(78);
         let data: Vec<u8> = (0..300_000).map(|_| rng.random()).collect();
-        let k = LaneKernel::new("count8", 8, 8.0, counting);
-        let one = crate::lanes::single_stream::<Md5>(crate::isa::Features::PORTABLE);
-        let counting = [one, k];
+        let counting = counting();
         // And this machine's kernels at the active level.
-        let active = crate::merkle_damgard::kernels::<Md5>(crate::isa::active());
+        let active = Kernels::<Md5>::new(crate::isa::active()).lanes;
         for round in 0..120 {
             let kernels = if round % 2 == 0 {
                 &counting[..]
@@ -1342,7 +1360,7 @@ mod tests {
                 |i, s| got[i] = Some(*s),
             );
             for (spec, g) in specs.iter().zip(&got) {
-                assert_eq!(*g, Some(job(spec).run_single()), "{spec:?}");
+                assert_eq!(*g, Some(job(spec).run_single(portable())), "{spec:?}");
             }
         }
     }

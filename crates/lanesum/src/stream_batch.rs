@@ -6,14 +6,13 @@
 //! [`Engine`](crate::Engine), nothing is copied and no thread waits: the caller already
 //! has every stream's next bytes at hand.
 
-use crate::isa;
-use crate::lanes::LaneKernel;
-use crate::md5::Md5;
-use crate::merkle_damgard::{self, digest_of, Family, Start, MAX_BLOCK};
+use std::fmt;
+
+use crate::families::{self, each, map, Each, OneOf};
+use crate::family::{Family, Kernels, MAX_BLOCK};
+use crate::isa::{self, Features};
+use crate::merkle_damgard::digest_of;
 use crate::schedule::{self, best, Job};
-use crate::sha1::Sha1;
-use crate::sha256::Sha256;
-use crate::sha512::Sha512;
 use crate::{Algorithm, Digest, Hasher};
 
 /// `n` streams of one algorithm, updated together and finished together.
@@ -32,12 +31,17 @@ pub struct StreamBatch {
 }
 
 enum Inner {
-    Md5(Streams<Md5>),
-    Sha1(Streams<Sha1>),
-    Sha256(Streams<Sha256>),
-    Sha512(Streams<Sha512>),
+    /// MD5, SHA-1 and the SHA-2 family: in lanes.
+    Lanes(OneOf<Lanes>),
     /// Algorithms without lane kernels: one hasher each.
     Plain(Vec<Hasher>),
+}
+
+/// The streams of each family.
+struct Lanes;
+
+impl Each for Lanes {
+    type Of<F: Family> = Streams<F>;
 }
 
 impl StreamBatch {
@@ -46,18 +50,30 @@ impl StreamBatch {
     /// # Panics
     /// As [`Hasher::new`], for a hand-built algorithm with an impossible length.
     pub fn new(alg: Algorithm, n: usize) -> StreamBatch {
-        let inner = match merkle_damgard::start(alg) {
-            Some(Start::Md5(iv)) => Inner::Md5(Streams::new(iv, n)),
-            Some(Start::Sha1(iv)) => Inner::Sha1(Streams::new(iv, n)),
-            Some(Start::Sha256(iv)) => Inner::Sha256(Streams::new(iv, n)),
-            Some(Start::Sha512(iv)) => Inner::Sha512(Streams::new(iv, n)),
-            None => Inner::Plain((0..n).map(|_| Hasher::new(alg)).collect()),
+        let level = isa::active();
+        let inner = match families::lookup(alg) {
+            Some(iv) => Inner::Lanes(map!(iv, |_F, iv| Streams::new(iv, n, level))),
+            None => Inner::Plain((0..n).map(|_| Hasher::at(alg, level)).collect()),
         };
         StreamBatch { alg, inner }
     }
 
+    /// The algorithm of every stream.
     pub fn algorithm(&self) -> Algorithm {
         self.alg
+    }
+
+    /// The number of streams.
+    pub fn len(&self) -> usize {
+        match &self.inner {
+            Inner::Lanes(s) => each!(s, |_F, s| s.states.len()),
+            Inner::Plain(hs) => hs.len(),
+        }
+    }
+
+    /// Whether there are no streams at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Append `chunks[i]` to stream `i` (any lengths, empty included).
@@ -66,10 +82,7 @@ impl StreamBatch {
     /// If `chunks` does not have one entry per stream.
     pub fn update(&mut self, chunks: &[&[u8]]) -> &mut Self {
         match &mut self.inner {
-            Inner::Md5(s) => s.update(chunks),
-            Inner::Sha1(s) => s.update(chunks),
-            Inner::Sha256(s) => s.update(chunks),
-            Inner::Sha512(s) => s.update(chunks),
+            Inner::Lanes(s) => each!(s, |_F, s| s.update(chunks)),
             Inner::Plain(hs) => {
                 assert_eq!(chunks.len(), hs.len(), "one chunk per stream");
                 for (h, c) in hs.iter_mut().zip(chunks) {
@@ -89,10 +102,8 @@ impl StreamBatch {
     pub fn restart(&mut self, i: usize) -> Digest {
         let len = self.alg.digest_len();
         match &mut self.inner {
-            Inner::Md5(s) => s.restart(i, len),
-            Inner::Sha1(s) => s.restart(i, len),
-            Inner::Sha256(s) => s.restart(i, len),
-            Inner::Sha512(s) => s.restart(i, len),
+            Inner::Lanes(s) => each!(s, |_F, s| s.restart(i, len)),
+            // Not a Merkle-Damgård family: no level to keep.
             Inner::Plain(hs) => std::mem::replace(&mut hs[i], Hasher::new(self.alg)).finalize(),
         }
     }
@@ -101,17 +112,23 @@ impl StreamBatch {
     pub fn finalize(self) -> Vec<Digest> {
         let len = self.alg.digest_len();
         match self.inner {
-            Inner::Md5(s) => s.finalize(len),
-            Inner::Sha1(s) => s.finalize(len),
-            Inner::Sha256(s) => s.finalize(len),
-            Inner::Sha512(s) => s.finalize(len),
+            Inner::Lanes(s) => each!(s, |_F, s| s.finalize(len)),
             Inner::Plain(hs) => hs.into_iter().map(Hasher::finalize).collect(),
         }
     }
 }
 
+impl fmt::Debug for StreamBatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StreamBatch")
+            .field("algorithm", &self.alg)
+            .field("streams", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
 struct Streams<F: Family> {
-    kernels: Vec<LaneKernel<F::Word>>,
+    kernels: Kernels<F>,
     iv: F::State,
     states: Vec<F::State>,
     /// Each stream's bytes short of a whole block.
@@ -121,9 +138,9 @@ struct Streams<F: Family> {
 }
 
 impl<F: Family> Streams<F> {
-    fn new(iv: F::State, n: usize) -> Self {
+    fn new(iv: F::State, n: usize, level: Features) -> Self {
         Streams {
-            kernels: merkle_damgard::kernels::<F>(isa::active()),
+            kernels: Kernels::new(level),
             iv,
             states: vec![iv; n],
             carry: vec![[0; MAX_BLOCK]; n],
@@ -187,7 +204,9 @@ impl<F: Family> Streams<F> {
     }
 
     fn restart(&mut self, i: usize, len: usize) -> Digest {
-        let state = self.last_job(&self.carry, i).run_single();
+        let state = self
+            .last_job(&self.carry, i)
+            .run_single(self.kernels.single);
         (self.states[i], self.carry_len[i], self.total[i]) = (self.iv, 0, 0);
         digest_of::<F>(&state, len)
     }
@@ -203,15 +222,15 @@ impl<F: Family> Streams<F> {
 
     /// Hash `jobs` in lanes (or on the single-stream path when too few), into `states`.
     fn run(&mut self, jobs: Vec<(usize, Job<F>)>) {
-        let k = best(&self.kernels, jobs.len());
+        let k = best(&self.kernels.lanes, jobs.len());
         if k.lanes == 1 {
             for (i, job) in jobs {
-                self.states[i] = job.run_single();
+                self.states[i] = job.run_single(self.kernels.single);
             }
             return;
         }
         let states = &mut self.states;
-        schedule::run::<F>(&self.kernels, k, true, jobs.into_iter(), |i, s| {
+        schedule::run::<F>(&self.kernels.lanes, k, true, jobs.into_iter(), |i, s| {
             states[i] = *s
         });
     }

@@ -9,8 +9,9 @@
 //! ones go to the scheduler, whose staggered lane starts (`Lanes::stagger`) then win
 //! more than a wave saves.
 
-use crate::lanes::{self, LaneKernel, MAX_LANES};
-use crate::merkle_damgard::{pad_final, padded_len, Family};
+use crate::family::{lane_state, Family};
+use crate::lanes::{LaneKernel, MAX_LANES};
+use crate::merkle_damgard::{pad_final, padded_len};
 use crate::schedule::{keep_tails, take_tails};
 
 /// Most whole blocks of a message that goes in waves (8 KiB of MD5, 16 KiB of SHA-512).
@@ -125,7 +126,7 @@ fn run_n<F: Family, const N: usize>(
         ptrs[used..n].fill(first);
         k.compress(&mut state, F::WORDS, F::BLOCK, &ptrs[..n], pad);
         for (l, &i) in wave.iter().enumerate() {
-            done(i, &lanes::lane_state::<F>(&state, n, l));
+            done(i, &lane_state::<F>(&state, n, l));
         }
     }
     if tails.is_empty() {

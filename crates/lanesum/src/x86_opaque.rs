@@ -4,6 +4,7 @@
 //! SHA-1's `rol5(a)` into the middle, which lengthens the dependent chain from one round
 //! to the next (MD5 AVX-512: 10 cycles a step instead of 8). Passing a partial sum through
 //! an empty `asm!` pins the order the kernel wrote.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 

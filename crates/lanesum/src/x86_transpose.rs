@@ -1,6 +1,7 @@
 //! Transposes shared by the x86 multi-lane kernels: each lane's block arrives as rows
 //! (one vector per lane) and the rounds want columns (one vector per message word).
 //! Also the loads and stores of the lanes' word-major chaining state.
+#![allow(unsafe_code)]
 
 /// 512-bit: 16 lanes of u32.
 pub(crate) mod avx512 {

@@ -250,8 +250,8 @@ fn nist_shavs() {
         let msgs: Vec<&[u8]> = batch.iter().map(|(m, _)| &m[..]).collect();
         let mut runs = vec![("auto".to_string(), lanesum::hash_many(alg, &msgs))];
         runs.push(("par".to_string(), lanesum::hash_many_par(alg, &msgs)));
-        for k in lanesum::kernels(alg) {
-            let d = lanesum::hash_many_with(alg, k.name, &msgs).unwrap();
+        for k in lanesum::diagnostics::kernels(alg) {
+            let d = lanesum::diagnostics::hash_many_with(alg, k.name, &msgs).unwrap();
             runs.push((k.name.to_string(), d));
         }
         for (path_name, digests) in runs {

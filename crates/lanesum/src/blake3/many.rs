@@ -24,8 +24,9 @@
 //! of 1 KiB 6.9 GB/s vs 1.4 for the crate one at a time; the kernel alone runs 8.4 GB/s,
 //! the rest is per-job bookkeeping and digest construction.
 
-use super::{BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_PERMUTATION, PARENT, ROOT};
-use crate::blake2::MIX;
+use super::lanes::{LaneState, LanesKernel, IDLE};
+use super::portable::Portable;
+use super::{BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, PARENT, ROOT};
 use crate::isa::Features;
 use crate::Digest;
 
@@ -47,83 +48,8 @@ const MAX_LANE_LEN: usize = 1 << 30;
 /// Longest output one root compression gives.
 const MAX_LANE_OUT: usize = 64;
 
-/// Message word order of each of the 7 rounds (round 0 is the identity).
-pub(crate) const SCHEDULE: [[usize; 16]; 7] = {
-    let mut s = [[0usize; 16]; 7];
-    let mut i = 0;
-    while i < 16 {
-        s[0][i] = i;
-        i += 1;
-    }
-    let mut r = 1;
-    while r < 7 {
-        let mut i = 0;
-        while i < 16 {
-            s[r][i] = s[r - 1][MSG_PERMUTATION[i]];
-            i += 1;
-        }
-        r += 1;
-    }
-    s
-};
-
-/// `left` of a lane with no job: never the minimum while any lane is busy.
-pub(crate) const IDLE: u32 = u32::MAX;
-
 /// What idle lanes read (a job has at most 16 blocks, so a call at most 16 steps).
 static ZEROS: [u8; CHUNK_LEN] = [0; CHUNK_LEN];
-
-/// The lanes between kernel calls, word-major (`x[l]` is lane `l`'s value).
-///
-/// A kernel call runs `steps` compressions in every lane. A lane *ends* in the call when
-/// `left[l] == steps`: its last step compresses [`LaneState::last_block`] with `last_len`
-/// and `flags | end_flags`. Every other block is full and read from `blocks[l]` (block `s`
-/// at `64 * s`). Step 0 adds `start_flags`.
-pub(crate) struct LaneState<'a, const N: usize> {
-    /// Chaining values, `cv[w][l]`.
-    pub(crate) cv: [[u32; N]; 8],
-    /// Lane data from the next block on.
-    pub(crate) blocks: [&'a [u8]; N],
-    /// The job's final block, or `None` when it is partial and zero-padded in `pads[l]`.
-    pub(crate) last: [Option<&'a [u8; BLOCK_LEN]>; N],
-    pub(crate) pads: [[u8; BLOCK_LEN]; N],
-    /// Blocks left in the lane's job ([`IDLE`] when it has none).
-    pub(crate) left: [u32; N],
-    pub(crate) counter_lo: [u32; N],
-    pub(crate) counter_hi: [u32; N],
-    /// Flags of every step.
-    pub(crate) flags: [u32; N],
-    /// Flags added in step 0 (`CHUNK_START` for a job that begins there).
-    pub(crate) start_flags: [u32; N],
-    /// Flags added in the final block (`CHUNK_END`, `ROOT`).
-    pub(crate) end_flags: [u32; N],
-    /// `block_len` of the final block.
-    pub(crate) last_len: [u32; N],
-}
-
-impl<const N: usize> LaneState<'_, N> {
-    /// The bounds a kernel relies on for a call of `steps`; checked once per call.
-    pub(crate) fn check(&self, steps: usize) {
-        assert!(steps >= 1);
-        for (b, &left) in self.blocks.iter().zip(&self.left) {
-            let ends = left as usize == steps;
-            assert!(b.len() >= BLOCK_LEN * (steps - ends as usize));
-        }
-    }
-
-    /// Lane `l`'s final block.
-    #[inline]
-    pub(crate) fn last_block(&self, l: usize) -> &[u8; BLOCK_LEN] {
-        self.last[l].unwrap_or(&self.pads[l])
-    }
-}
-
-/// A lanes kernel: `steps` compressions per lane (see [`LaneState`]). Afterwards `out[l]`
-/// holds the 16 output words of lane `l`'s last compression (the first 8 are its chaining
-/// value; all 16 are root output when `ROOT` was set), and `cv` holds the new chaining
-/// values of lanes that go on and [`IV`] for lanes that ended, ready for their next job.
-pub(crate) type LanesFn<const N: usize> =
-    fn(state: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]);
 
 /// `Job::dest` bit marking a root: the rest is the message index (else a CV-level index).
 const ROOT_DEST: u32 = 1 << 31;
@@ -149,12 +75,12 @@ impl Job<'_> {
 
 /// Runs jobs through an `N`-lane kernel, refilling each lane as soon as its job ends.
 struct Runner<const N: usize> {
-    kernel: LanesFn<N>,
+    kernel: LanesKernel<N>,
     out: [[u32; 16]; N],
 }
 
 impl<const N: usize> Runner<N> {
-    fn new(kernel: LanesFn<N>) -> Self {
+    fn new(kernel: LanesKernel<N>) -> Self {
         Runner {
             kernel,
             out: [[0; 16]; N],
@@ -200,7 +126,7 @@ impl<const N: usize> Runner<N> {
                 st.end_flags[l] = if dest & ROOT_DEST != 0 { ROOT } else { 0 };
             }
             // Every lane ends: `cv` comes back as the IV.
-            (self.kernel)(&mut st, 1, &mut self.out);
+            self.kernel.run(&mut st, 1, &mut self.out);
             for (l, &(_, dest)) in group.iter().enumerate() {
                 finish(dest, &self.out[l]);
             }
@@ -255,7 +181,7 @@ impl<const N: usize> Runner<N> {
             if steps == IDLE {
                 break;
             }
-            (self.kernel)(&mut st, steps as usize, &mut self.out);
+            self.kernel.run(&mut st, steps as usize, &mut self.out);
             st.start_flags = [0; N];
             for l in 0..N {
                 if st.left[l] == steps {
@@ -287,17 +213,18 @@ fn crate_hash(msg: &[u8], out_len: usize) -> Digest {
 pub(crate) fn hash_many(msgs: &[&[u8]], out_len: usize, features: Features) -> Vec<Digest> {
     #[cfg(target_arch = "x86_64")]
     {
-        if let Some(k) = super::x86_avx512::kernel(features) {
-            return hash_many_lanes(msgs, out_len, k, threshold(16));
+        if let Some(t) = features.avx512() {
+            return hash_many_lanes(msgs, out_len, super::x86_avx512::kernel(t), threshold(16));
         }
-        if let Some(k) = super::x86_avx2::kernel(features) {
-            return hash_many_lanes(msgs, out_len, k, threshold(8));
+        if let Some(t) = features.avx2() {
+            return hash_many_lanes(msgs, out_len, super::x86_avx2::kernel(t), threshold(8));
         }
-        hash_many_lanes::<8>(msgs, out_len, portable_lanes::<8>, threshold(8))
+        let portable = LanesKernel::<8>::new::<Portable>(());
+        hash_many_lanes(msgs, out_len, portable, threshold(8))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (features, portable_lanes::<8>);
+        let _ = (features, LanesKernel::<8>::new::<Portable>);
         msgs.iter().map(|m| crate_hash(m, out_len)).collect()
     }
 }
@@ -308,7 +235,7 @@ pub(crate) fn hash_many(msgs: &[&[u8]], out_len: usize, features: Features) -> V
 pub(crate) fn hash_many_lanes<const N: usize>(
     msgs: &[&[u8]],
     out_len: usize,
-    kernel: LanesFn<N>,
+    kernel: LanesKernel<N>,
     max_len: usize,
 ) -> Vec<Digest> {
     let max_len = max_len.min(MAX_LANE_LEN);
@@ -458,98 +385,10 @@ fn hash_group<const N: usize>(
     }
 }
 
-/// Portable lanes: plain arrays of `N` words per state word, which LLVM vectorizes with
-/// whatever the baseline target has (SSE2 on x86-64, NEON on aarch64).
-pub(crate) fn portable_lanes<const N: usize>(
-    st: &mut LaneState<'_, N>,
-    steps: usize,
-    out: &mut [[u32; 16]; N],
-) {
-    st.check(steps);
-    type Row<const N: usize> = [u32; N];
-    #[inline(always)]
-    fn g<const N: usize>(v: &mut [Row<N>; 16], [a, b, c, d]: [usize; 4], x: &Row<N>, y: &Row<N>) {
-        for l in 0..N {
-            v[a][l] = v[a][l].wrapping_add(v[b][l]).wrapping_add(x[l]);
-            v[d][l] = (v[d][l] ^ v[a][l]).rotate_right(16);
-            v[c][l] = v[c][l].wrapping_add(v[d][l]);
-            v[b][l] = (v[b][l] ^ v[c][l]).rotate_right(12);
-            v[a][l] = v[a][l].wrapping_add(v[b][l]).wrapping_add(y[l]);
-            v[d][l] = (v[d][l] ^ v[a][l]).rotate_right(8);
-            v[c][l] = v[c][l].wrapping_add(v[d][l]);
-            v[b][l] = (v[b][l] ^ v[c][l]).rotate_right(7);
-        }
-    }
-    let ends: [bool; N] = core::array::from_fn(|l| st.left[l] as usize == steps);
-    for s in 0..steps {
-        let last = s + 1 == steps;
-        let mut m = [[0u32; N]; 16];
-        for l in 0..N {
-            let block: &[u8; BLOCK_LEN] = if last && ends[l] {
-                st.last_block(l)
-            } else {
-                st.blocks[l][BLOCK_LEN * s..]
-                    .first_chunk()
-                    .expect("checked")
-            };
-            for (w, bytes) in block.chunks_exact(4).enumerate() {
-                m[w][l] = u32::from_le_bytes(bytes.try_into().unwrap());
-            }
-        }
-        let mut v = [[0u32; N]; 16];
-        v[..8].copy_from_slice(&st.cv[..]);
-        for w in 0..4 {
-            v[8 + w] = [IV[w]; N];
-        }
-        v[12] = st.counter_lo;
-        v[13] = st.counter_hi;
-        for l in 0..N {
-            let end = last && ends[l];
-            v[14][l] = if end {
-                st.last_len[l]
-            } else {
-                BLOCK_LEN as u32
-            };
-            v[15][l] = st.flags[l]
-                | if s == 0 { st.start_flags[l] } else { 0 }
-                | if end { st.end_flags[l] } else { 0 };
-        }
-        // Permute the message between rounds (as the spec does) so that every index is a
-        // constant after unrolling the 8 G calls and LLVM keeps the rows in registers.
-        for round in 0..7 {
-            g(&mut v, MIX[0], &m[0], &m[1]);
-            g(&mut v, MIX[1], &m[2], &m[3]);
-            g(&mut v, MIX[2], &m[4], &m[5]);
-            g(&mut v, MIX[3], &m[6], &m[7]);
-            g(&mut v, MIX[4], &m[8], &m[9]);
-            g(&mut v, MIX[5], &m[10], &m[11]);
-            g(&mut v, MIX[6], &m[12], &m[13]);
-            g(&mut v, MIX[7], &m[14], &m[15]);
-            if round < 6 {
-                m = MSG_PERMUTATION.map(|i| m[i]);
-            }
-        }
-        for w in 0..8 {
-            for l in 0..N {
-                if last {
-                    out[l][w + 8] = v[w + 8][l] ^ st.cv[w][l];
-                }
-                st.cv[w][l] = v[w][l] ^ v[w + 8][l];
-            }
-        }
-    }
-    for l in 0..N {
-        for w in 0..8 {
-            out[l][w] = st.cv[w][l];
-            if ends[l] {
-                st.cv[w][l] = IV[w];
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::lanes::SCHEDULE;
+    use super::super::MSG_PERMUTATION;
     use super::*;
     use rand::{Rng, SeedableRng};
 
@@ -581,25 +420,25 @@ mod tests {
             (
                 "portable8",
                 Box::new(|m: &[&[u8]], o| {
-                    hash_many_lanes::<8>(m, o, portable_lanes::<8>, TEST_MAX)
+                    hash_many_lanes(m, o, LanesKernel::<8>::new::<Portable>(()), TEST_MAX)
                 }),
             ),
             (
                 "portable3",
                 Box::new(|m: &[&[u8]], o| {
-                    hash_many_lanes::<3>(m, o, portable_lanes::<3>, TEST_MAX)
+                    hash_many_lanes(m, o, LanesKernel::<3>::new::<Portable>(()), TEST_MAX)
                 }),
             ),
         ];
         #[cfg(target_arch = "x86_64")]
         {
-            if let Some(k) = super::super::x86_avx512::kernel(f) {
+            if let Some(k) = crate::isa::Avx512::detect().map(super::super::x86_avx512::kernel) {
                 v.push((
                     "avx512",
                     Box::new(move |m: &[&[u8]], o| hash_many_lanes(m, o, k, TEST_MAX)),
                 ));
             }
-            if let Some(k) = super::super::x86_avx2::kernel(f) {
+            if let Some(k) = crate::isa::Avx2::detect().map(super::super::x86_avx2::kernel) {
                 v.push((
                     "avx2",
                     Box::new(move |m: &[&[u8]], o| hash_many_lanes(m, o, k, TEST_MAX)),
@@ -765,7 +604,7 @@ mod bench {
     /// The AVX-512 kernel alone: 16 lanes x 16 full blocks per call, no scheduling.
     #[cfg(target_arch = "x86_64")]
     fn kernel_only() -> Option<f64> {
-        let k = super::super::x86_avx512::kernel(crate::isa::active())?;
+        let k = super::super::x86_avx512::kernel(crate::isa::Avx512::detect()?);
         let data = vec![7u8; 16 * CHUNK_LEN];
         let mut st = LaneState::<16> {
             cv: core::array::from_fn(|w| [IV[w]; 16]),
@@ -782,7 +621,7 @@ mod bench {
         };
         let mut out = [[0u32; 16]; 16];
         Some(gbps(16 * CHUNK_LEN, || {
-            k(&mut st, 16, &mut out);
+            k.run(&mut st, 16, &mut out);
             std::hint::black_box(&out);
         }))
     }
@@ -799,14 +638,13 @@ mod bench {
         let mut paths: Vec<Path> = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
-            let f = crate::isa::active();
-            if let Some(k) = super::super::x86_avx512::kernel(f) {
+            if let Some(k) = crate::isa::Avx512::detect().map(super::super::x86_avx512::kernel) {
                 paths.push((
                     "avx512x16",
                     Box::new(move |m| hash_many_lanes(m, 32, k, usize::MAX)),
                 ));
             }
-            if let Some(k) = super::super::x86_avx2::kernel(f) {
+            if let Some(k) = crate::isa::Avx2::detect().map(super::super::x86_avx2::kernel) {
                 paths.push((
                     "avx2x8",
                     Box::new(move |m| hash_many_lanes(m, 32, k, usize::MAX)),
@@ -815,7 +653,7 @@ mod bench {
         }
         paths.push((
             "portable8",
-            Box::new(|m| hash_many_lanes::<8>(m, 32, portable_lanes::<8>, usize::MAX)),
+            Box::new(|m| hash_many_lanes(m, 32, LanesKernel::<8>::new::<Portable>(()), usize::MAX)),
         ));
         print!("{:>8} {:>5} {:>9}", "size", "msgs", "crate x1");
         for (name, _) in &paths {

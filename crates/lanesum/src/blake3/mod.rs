@@ -7,7 +7,9 @@
 //! ([`compress`], [`chunk_cv`], [`parent_cv`]) are separate and written for clarity.
 #![cfg_attr(not(test), allow(dead_code))]
 
+mod lanes;
 pub(crate) mod many;
+mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]

@@ -6,29 +6,34 @@
 //! per step). Rotations by 16 and 8 are byte shuffles, by 12 and 7 shift pairs. With only 16
 //! ymm registers the state fills the register file and the message words live on the stack
 //! as memory operands.
+#![allow(unsafe_code)]
 
 use crate::x86_transpose::avx2::transpose_u32;
 use core::arch::x86_64::*;
 
-use super::many::{LaneState, LanesFn, SCHEDULE};
+use super::lanes::{LaneState, LanesBody, LanesKernel, SCHEDULE};
 use super::{BLOCK_LEN, IV};
-use crate::isa::Features;
+use crate::isa::Avx2;
 
 /// Lanes per call.
 const N: usize = 8;
 
-/// The 8-lane kernel, if the CPU (as `features` says) has AVX2.
-pub(crate) fn kernel(features: Features) -> Option<LanesFn<N>> {
-    features.avx2.then_some(compress_lanes as LanesFn<N>)
+/// The 8-lane kernel, which `t` proves this CPU can run.
+pub(crate) fn kernel(t: Avx2) -> LanesKernel<N> {
+    LanesKernel::new::<Lanes>(t)
 }
 
-/// Only reachable through [`kernel`], which checked the CPU features.
-fn compress_lanes(st: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]) {
-    st.check(steps);
-    // SAFETY: `kernel` hands out this function only when `features.avx2` is set, which
-    // `isa` sets only after CPUID showed AVX2; `check` proved every slice the kernel reads
-    // is long enough.
-    unsafe { compress_lanes_avx2(st, steps, out) }
+/// The code of [`kernel`].
+struct Lanes;
+
+impl LanesBody<N> for Lanes {
+    type Token = Avx2;
+
+    unsafe fn compress(st: &mut LaneState<'_, N>, steps: usize, out: &mut [[u32; 16]; N]) {
+        // SAFETY: the caller holds an `Avx2` token and checked the shapes (the trait's
+        // contract).
+        unsafe { compress_lanes_avx2(st, steps, out) }
+    }
 }
 
 #[inline]

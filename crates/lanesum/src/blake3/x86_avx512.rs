@@ -9,36 +9,35 @@
 //! GB/s per core on 64 x 1 KiB, as 32 state vectors leave no registers for the message;
 //! the four independent G functions of each half-round already overlap the 2-cycle
 //! latency of the vector ops.
+#![allow(unsafe_code)]
 
 use crate::x86_transpose::avx512::{load_transpose_u32, transpose_u32};
 use core::arch::x86_64::*;
 
-use super::many::{LaneState, LanesFn, SCHEDULE};
+use super::lanes::{LaneState, LanesBody, LanesKernel, SCHEDULE};
 use super::{BLOCK_LEN, IV};
-use crate::isa::Features;
+use crate::isa::Avx512;
 
 /// Lanes per set: one u32 per zmm lane.
 const N: usize = 16;
 
-/// The 16-lane kernel, if the CPU (as `features` says) has AVX-512 F/BW/VL.
-pub(crate) fn kernel(features: Features) -> Option<LanesFn<N>> {
-    features
-        .avx512
-        .then_some(compress_lanes::<N, 1> as LanesFn<N>)
+/// The 16-lane kernel, which `t` proves this CPU can run.
+pub(crate) fn kernel(t: Avx512) -> LanesKernel<N> {
+    LanesKernel::new::<Sets<1>>(t)
 }
 
-/// Only reachable through [`kernel`], which checked the CPU features.
-fn compress_lanes<const L: usize, const S: usize>(
-    st: &mut LaneState<'_, L>,
-    steps: usize,
-    out: &mut [[u32; 16]; L],
-) {
-    assert_eq!(L, 16 * S);
-    st.check(steps);
-    // SAFETY: `kernel` hands out this function only when `features.avx512` is set, which
-    // `isa` sets only after CPUID showed AVX-512 F/BW/VL; `check` proved every slice the
-    // kernel reads is long enough, and `L == 16 * S` that every row holds S sets.
-    unsafe { compress_lanes_avx512::<L, S>(st, steps, out) }
+/// The code of [`kernel`]: `S` interleaved sets of 16 lanes (one is built, see above).
+struct Sets<const S: usize>;
+
+impl<const L: usize, const S: usize> LanesBody<L> for Sets<S> {
+    type Token = Avx512;
+
+    unsafe fn compress(st: &mut LaneState<'_, L>, steps: usize, out: &mut [[u32; 16]; L]) {
+        assert_eq!(L, 16 * S);
+        // SAFETY: the caller holds an `Avx512` token (AVX-512 F/BW/VL) and checked the
+        // shapes (the trait's contract); `L == 16 * S`, so every row holds S sets.
+        unsafe { compress_lanes_avx512::<L, S>(st, steps, out) }
+    }
 }
 
 #[inline]
@@ -156,9 +155,9 @@ unsafe fn compress_lanes_avx512<const L: usize, const S: usize>(
                 // A hint only: it never faults, whatever the address.
                 _mm_prefetch::<_MM_HINT_T0>(base.wrapping_add(BLOCK_LEN * (step + 4)).cast());
             }
+            let ms = &mut m[s];
             // SAFETY: each pointer has 64 readable bytes: final blocks are arrays of 64, and
             // `check` showed each lane's data holds the blocks of the steps it reads there.
-            let ms = &mut m[s];
             unsafe { load_transpose_u32(&ptrs, 0, |w, v| ms[w] = v) };
             let mut step_flags = flags[s];
             if step == 0 {

@@ -1,15 +1,21 @@
 //! One stream, several algorithms, one pass over the data.
 
+use std::fmt;
 use std::io;
+#[cfg(feature = "rayon")]
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+#[cfg(feature = "bytes")]
 use bytes::Bytes;
 
-use super::pool::STAGE;
-use super::{Engine, LaneHasher, SharedHalf};
-use crate::isa::{self, Features};
-use crate::merkle_damgard::{Family, MAX_BLOCK};
+use super::half::SharedHalf;
+use super::lane_hasher::{Engine, LaneHasher};
+use super::stream::STAGE;
+use crate::families::{self, each};
+use crate::family::{Family, MAX_BLOCK};
+use crate::hasher;
+use crate::isa::Features;
 use crate::{Algorithm, Digest};
 
 /// Writes at least this large run the algorithms on several cores: below it, handing work
@@ -72,8 +78,9 @@ impl MultiHasher {
         Self::with_engine(Engine::global(), algs)
     }
 
+    /// On `engine`; digests come back in the order of `algs`.
     pub fn with_engine(engine: &Engine, algs: &[Algorithm]) -> MultiHasher {
-        let f = isa::active();
+        let f = engine.level();
         let mut slot: Vec<usize> = (0..algs.len()).collect();
         slot.sort_by(|&a, &b| cost(algs[b], f).total_cmp(&cost(algs[a], f)));
         MultiHasher {
@@ -89,6 +96,7 @@ impl MultiHasher {
         }
     }
 
+    /// Absorb more of the stream into every algorithm.
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
         if self.algs.len() <= 1 {
             self.each(data, false);
@@ -104,7 +112,7 @@ impl MultiHasher {
 
     /// A write while alone on the engine: gathered for the algorithms to run side by side.
     fn write_alone(&mut self, data: &[u8]) {
-        if rayon::current_num_threads() <= 1 {
+        if threads() <= 1 {
             self.each(data, false);
         } else if self.pending.len() + data.len() <= PAR_BATCH {
             Arc::make_mut(&mut self.pending).extend_from_slice(data);
@@ -122,6 +130,7 @@ impl MultiHasher {
     /// [`LaneHasher::update_bytes`]) rather than a copy shared by the algorithms. Alone on
     /// the engine, writes are gathered for the algorithms to run side by side, as by
     /// `update`.
+    #[cfg(feature = "bytes")]
     pub fn update_bytes(&mut self, chunk: Bytes) -> &mut Self {
         if self.algs.len() > 1 {
             if chunk.len() < PAR_MIN {
@@ -228,29 +237,9 @@ impl MultiHasher {
     fn each(&mut self, data: &[u8], parallel: bool) {
         self.make_streams();
         self.fed += data.len() as u64;
-        let threads = rayon::current_num_threads().min(self.hashers.len());
+        let threads = threads().min(self.hashers.len());
         if parallel && threads > 1 && data.len() >= PAR_MIN {
-            let next = AtomicUsize::new(0);
-            let cells: Vec<parking_lot::Mutex<&mut LaneHasher>> = self
-                .hashers
-                .iter_mut()
-                .map(parking_lot::Mutex::new)
-                .collect();
-            let work = || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                match cells.get(i) {
-                    Some(h) => {
-                        h.lock().update(data);
-                    }
-                    None => break,
-                }
-            };
-            rayon::in_place_scope(|s| {
-                for _ in 1..threads {
-                    s.spawn(|_| work());
-                }
-                work();
-            });
+            side_by_side(&mut self.hashers, data, threads);
         } else {
             for h in &mut self.hashers {
                 h.update(data);
@@ -263,7 +252,7 @@ impl MultiHasher {
         let mut out = vec![Digest::from_bytes(&[]); self.algs.len()];
         if self.hashers.is_empty() && self.pending.len() < PAR_MIN {
             for (&a, &i) in self.algs.iter().zip(&self.slot) {
-                out[i] = crate::hash(a, &self.pending);
+                out[i] = hasher::hash_at(a, &self.pending, self.engine.level());
             }
             return out;
         }
@@ -273,6 +262,19 @@ impl MultiHasher {
             out[i] = h.finalize();
         }
         out
+    }
+}
+
+impl fmt::Debug for MultiHasher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut algs = self.algs.clone();
+        for (&a, &i) in self.algs.iter().zip(&self.slot) {
+            algs[i] = a;
+        }
+        f.debug_struct("MultiHasher")
+            .field("algorithms", &algs)
+            .field("bytes", &(self.fed + self.pending.len() as u64))
+            .finish_non_exhaustive()
     }
 }
 
@@ -287,19 +289,53 @@ impl io::Write for MultiHasher {
     }
 }
 
-/// Relative single-stream cost per byte, to start the slowest algorithms first.
-fn cost(alg: Algorithm, f: Features) -> f32 {
-    use crate::{md5::Md5, sha1::Sha1, sha256::Sha256, sha512::Sha512};
-    let gbps = match alg {
-        Algorithm::Md5 => Md5::single_gbps(f),
-        Algorithm::Sha1 => Sha1::single_gbps(f),
-        Algorithm::Sha224 | Algorithm::Sha256 => Sha256::single_gbps(f),
-        Algorithm::Sha384 | Algorithm::Sha512 | Algorithm::Sha512_224 | Algorithm::Sha512_256 => {
-            Sha512::single_gbps(f)
+/// Rayon's threads (1 without the `rayon` feature).
+fn threads() -> usize {
+    #[cfg(feature = "rayon")]
+    return rayon::current_num_threads();
+    #[cfg(not(feature = "rayon"))]
+    1
+}
+
+/// `data` through every hasher, on up to `threads` of rayon's threads: each takes the next
+/// hasher (costliest first) as it finishes one.
+#[cfg(feature = "rayon")]
+fn side_by_side(hashers: &mut [LaneHasher], data: &[u8], threads: usize) {
+    let next = AtomicUsize::new(0);
+    let cells: Vec<parking_lot::Mutex<&mut LaneHasher>> =
+        hashers.iter_mut().map(parking_lot::Mutex::new).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        match cells.get(i) {
+            Some(h) => {
+                h.lock().update(data);
+            }
+            None => break,
         }
+    };
+    rayon::in_place_scope(|s| {
+        for _ in 1..threads {
+            s.spawn(|_| work());
+        }
+        work();
+    });
+}
+
+/// Without rayon there is one thread: `threads()` is 1 and this is never reached.
+#[cfg(not(feature = "rayon"))]
+fn side_by_side(hashers: &mut [LaneHasher], data: &[u8], _threads: usize) {
+    for h in hashers {
+        h.update(data);
+    }
+}
+
+/// Relative single-stream cost per byte, to start the slowest algorithms first.
+fn cost(alg: Algorithm, level: Features) -> f32 {
+    let gbps = match families::lookup(alg) {
+        Some(iv) => each!(iv, |F, _iv| F::single(level).kernel.est_gbps),
         // The rest are not lane algorithms; BLAKE3 spreads large writes itself.
-        Algorithm::Blake3(_) => 4.0,
-        _ => 1.0,
+        None if matches!(alg, Algorithm::Blake3(_)) => 4.0,
+        None => 1.0,
     };
     1.0 / gbps
 }

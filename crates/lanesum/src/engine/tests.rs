@@ -1,7 +1,10 @@
 //! Engine tests: every result is compared with the one-shot `hash` of the same bytes.
 
-use super::*;
-use crate::hash;
+use super::lane_hasher::{Engine, LaneHasher};
+use super::multi::MultiHasher;
+use super::pool::BATCH;
+use super::stream::STAGE;
+use crate::{hash, Algorithm};
 use bytes::Bytes;
 use rand::{Rng, SeedableRng};
 
@@ -160,9 +163,7 @@ fn buffered_data_is_bounded() {
             hs[k].update(&data[off..off + n]);
         }
         for h in &hs {
-            if let Inner::Md5(s) = &h.inner {
-                assert!(s.buffered() <= pool::BATCH);
-            }
+            assert!(h.buffered() <= BATCH);
         }
     }
 }
@@ -195,7 +196,7 @@ fn churn_leaves_nothing_behind() {
     }
     drop(keep);
     assert_eq!(engine.writers(), 0);
-    assert!(engine.sha256.waiting_len() <= 1);
+    assert!(engine.waiting() <= 1);
 }
 
 /// A thread that panics while holding a stream (with blocks buffered) disturbs no other.
@@ -421,14 +422,14 @@ fn multi_hashers_interleaved_on_one_thread() {
 #[test]
 fn short_messages_stay_off_the_pool() {
     let engine = Engine::new();
-    let data = [0xa5u8; pool::STAGE];
+    let data = [0xa5u8; STAGE];
     for alg in [
         Algorithm::Md5,
         Algorithm::Sha1,
         Algorithm::Sha256,
         Algorithm::Sha384,
     ] {
-        for len in [0, 1, 55, 56, 64, 111, 112, 128, pool::STAGE - 1] {
+        for len in [0, 1, 55, 56, 64, 111, 112, 128, STAGE - 1] {
             let mut h = engine.hasher(alg);
             h.update(&data[..len / 2]);
             h.update(&data[len / 2..len]);
@@ -443,11 +444,11 @@ fn short_messages_stay_off_the_pool() {
     }
     // The same for a MultiHasher, whose streams are made only once data reaches them.
     let algs = [Algorithm::Md5, Algorithm::Sha512, Algorithm::Blake3(32)];
-    for len in [0, 1, 200, pool::STAGE - 1, pool::STAGE] {
+    for len in [0, 1, 200, STAGE - 1, STAGE] {
         let mut m = MultiHasher::with_engine(&engine, &algs);
         m.update(&data[..len / 3]);
         m.update(&data[len / 3..len]);
-        let lanes = if len < pool::STAGE { 0 } else { 2 };
+        let lanes = if len < STAGE { 0 } else { 2 };
         assert_eq!(engine.writers(), lanes, "len {len}");
         for (a, d) in algs.iter().zip(m.finalize()) {
             assert_eq!(d, hash(*a, &data[..len]), "{a} len {len}");
@@ -463,7 +464,7 @@ impl Companions {
     fn new(engine: &Engine, alg: Algorithm) -> Self {
         let mut all: Vec<LaneHasher> = (0..3).map(|_| engine.hasher(alg)).collect();
         for c in &mut all {
-            c.update(&[1; 2 * pool::STAGE]);
+            c.update(&[1; 2 * STAGE]);
         }
         Companions(all)
     }
@@ -471,7 +472,7 @@ impl Companions {
     /// Give each a half that waits, so the next final round is not alone.
     fn wait(&mut self) {
         for c in &mut self.0 {
-            c.update(&[2; pool::BATCH / 2]);
+            c.update(&[2; BATCH / 2]);
         }
     }
 }
@@ -487,8 +488,8 @@ fn owned_chunks_every_stitch() {
     let data = Bytes::from(random_bytes(&mut rng, 40_000));
     for &alg in Algorithm::LANED {
         let mut companions = Companions::new(&engine, alg);
-        for staged in [0, 1, 63, 64, 100, 127, 128, 129, pool::STAGE - 1] {
-            for chunk in [pool::STAGE, 4999, 5000, 5120, 7000] {
+        for staged in [0, 1, 63, 64, 100, 127, 128, 129, STAGE - 1] {
+            for chunk in [STAGE, 4999, 5000, 5120, 7000] {
                 let mut h = engine.hasher(alg);
                 let mut at = 0;
                 let mut msg = Vec::new();
@@ -526,7 +527,7 @@ fn final_round_with_more_slices_than_a_job() {
         let mut companions = Companions::new(&engine, alg);
         // Chunks of exactly the stage (one slice each) or a little over (then the next
         // one's stitched head is a slice too), as many as two halves take.
-        for (chunk, count) in [(pool::STAGE, 16), (pool::STAGE + 7, 8), (3000, 6)] {
+        for (chunk, count) in [(STAGE, 16), (STAGE + 7, 8), (3000, 6)] {
             for staged in [0, 100] {
                 let mut h = engine.hasher(alg);
                 let mut msg = Vec::new();

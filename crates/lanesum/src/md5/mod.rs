@@ -1,8 +1,9 @@
 //! MD5 (RFC 1321): state, family description and the scalar reference compression.
 
-use crate::isa::{est, Features};
+use crate::family::Family;
+use crate::isa::Features;
 use crate::lanes::LaneKernel;
-use crate::merkle_damgard::Family;
+use crate::uarch::est;
 
 /// Expands MD5's 64 steps as 16 invocations `$quad!(round_function, round, first_step)`,
 /// the round functions given in order F, G, H, I. Every implementation (scalar, each SIMD
@@ -140,20 +141,24 @@ impl Family for Md5 {
         compress_portable(state, blocks)
     }
 
-    fn single_gbps(_features: Features) -> f32 {
+    fn portable_gbps() -> f32 {
         est(0.8, 0.8, 0.9)
     }
 
-    fn lane_kernels(features: Features) -> Vec<LaneKernel<u32>> {
+    fn lane_kernels(level: Features) -> Vec<LaneKernel<u32>> {
         #[allow(unused_mut)]
         let mut v = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
-            v.extend(x86_avx2::kernels(features));
-            v.extend(x86_avx512::kernels(features));
-            v.extend(x86_avx512vl::kernels(features));
+            if let Some(t) = level.avx2() {
+                v.extend(x86_avx2::kernels(t));
+            }
+            if let Some(t) = level.avx512() {
+                v.extend(x86_avx512::kernels(t));
+                v.extend(x86_avx512vl::kernels(t));
+            }
         }
-        let _ = features;
+        let _ = level;
         v
     }
 }
@@ -207,6 +212,7 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
 }
 
 /// Returns `x` unchanged, but the optimiser can no longer see how it was computed.
+#[allow(unsafe_code)]
 #[inline(always)]
 #[cfg_attr(not(all(target_arch = "x86_64", not(miri))), allow(unused_mut))]
 fn opaque(mut x: u32) -> u32 {

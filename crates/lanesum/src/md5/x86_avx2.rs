@@ -10,12 +10,14 @@
 //! AVX2 has neither rotates nor three-input logic: a step is ~10 uops (shift, shift, or
 //! for the rotate; two or three for the round function), and the parts of the round
 //! function that do not depend on `b` are computed off the dependent chain.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
 use super::{word_index, K, S};
-use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
+use crate::isa::Avx2;
+use crate::lanes::{lane_sets, LaneKernel};
+use crate::uarch::est;
 use crate::x86_opaque::opaque_ymm as opaque;
 use crate::x86_transpose::avx2::{lane_ptrs, load_sets, store_sets};
 
@@ -23,26 +25,15 @@ use crate::x86_transpose::avx2::{lane_ptrs, load_sets, store_sets};
 /// core of an Intel Xeon; Zen 5: x1 2.9, x2 5.5, x3 6.6): x1 5.1-5.3, x2 7.6-8.2, x3 8.4-9.6, x4 7.7-7.9, x5 7.2-7.5, x6 7.0-7.4
 /// GB/s. Three sets (12 state registers of 16) is the most that the ymm register file
 /// holds without heavy spilling; x1 and x2 serve 8 and 16 busy lanes.
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
-    if !features.avx2 {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: Avx2) -> Vec<LaneKernel<u32>> {
     vec![
-        LaneKernel::new("avx2x1", 8, est(5.1, 4.93, 2.9), run::<1>),
-        LaneKernel::new("avx2x2", 16, est(7.8, 7.79, 5.5), run::<2>),
-        LaneKernel::new("avx2x3", 24, est(8.5, 9.06, 6.6), run::<3>),
+        LaneKernel::new::<Sets<1>>(t, "avx2x1", 8, est(5.1, 4.93, 2.9)),
+        LaneKernel::new::<Sets<2>>(t, "avx2x2", 16, est(7.8, 7.79, 5.5)),
+        LaneKernel::new::<Sets<3>>(t, "avx2x3", 24, est(8.5, 9.06, 6.6)),
     ]
 }
 
-/// Safe entry stored in the `LaneKernel`; checks the slice shapes the kernel relies on.
-fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    assert_eq!(state.len(), 4 * 8 * N);
-    assert_eq!(blocks.len(), 8 * N);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
-    // SAFETY: this fn is only reachable through a LaneKernel built by `kernels` after
-    // `features.avx2` showed the CPU has AVX2; slice lengths are checked above.
-    unsafe { compress::<N>(state, blocks, nblocks) }
-}
+lane_sets!(Plain, u32, Avx2, 4, 8, 64, compress);
 
 /// Transpose block `blk` (64 bytes) of 8 lanes (lane `l` starting at `p[l]`) into
 /// `m[w]` = word `w` of every lane.
@@ -176,12 +167,12 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::check_kernel;
     use crate::md5::Md5;
+    use crate::testing::check_kernel;
 
     #[test]
     fn avx2_kernels_match_reference() {
-        for k in kernels(crate::isa::active()) {
+        for k in Avx2::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Md5>(&k);
         }
     }

@@ -18,12 +18,14 @@
 //! i.e. ~226 cycles or ~16.8 GB/s at 3.7 GHz; x2 reaches ~15.5 raw. On Zen 5 the same
 //! ops have 2-cycle latency (8 cycles per step), so one set is latency-bound at ~7 GB/s
 //! and it takes four to fill the ports: x1 7.3, x2 13.6, x4 17.8 GB/s there.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
 use super::{word_index, K, S};
-use crate::isa::{est, Features};
-use crate::lanes::{Cursor, LaneKernel};
+use crate::isa::Avx512;
+use crate::lanes::{lane_sets, Cursor, LaneKernel};
+use crate::uarch::est;
 use crate::x86_opaque::opaque_zmm as opaque;
 use crate::x86_transpose::avx512::{enter_sets, leave_sets, load_transpose_u32, switch_sets};
 
@@ -48,33 +50,16 @@ pub(super) const TL_I: i32 = 0x39; // c ^ (b | !d)
 /// its path (64 x 16 KiB, 21.3-21.6 GB/s): with 49-63 messages, x4 with idle lanes then
 /// rates above x3 with a balanced tail, as it runs (49: 17.5 against 15.9 GB/s). Zen 4
 /// (512-bit ops in two halves) also gains up to x4: 7.8, 11.4, 12.9, 13.9 GB/s.
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
-    if !features.avx512 {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: Avx512) -> Vec<LaneKernel<u32>> {
     vec![
-        LaneKernel::switched("avx512x1", 16, est(14.0, 7.75, 7.3), run::<1>),
-        LaneKernel::switched("avx512x2", 32, est(15.0, 11.38, 13.6), run::<2>),
-        LaneKernel::switched("avx512x3", 48, est(14.5, 12.86, 16.0), run::<3>),
-        LaneKernel::switched("avx512x4", 64, est(14.5, 13.94, 21.0), run::<4>),
+        LaneKernel::switched::<Sets<1>>(t, "avx512x1", 16, est(14.0, 7.75, 7.3)),
+        LaneKernel::switched::<Sets<2>>(t, "avx512x2", 32, est(15.0, 11.38, 13.6)),
+        LaneKernel::switched::<Sets<3>>(t, "avx512x3", 48, est(14.5, 12.86, 16.0)),
+        LaneKernel::switched::<Sets<4>>(t, "avx512x4", 64, est(14.5, 13.94, 21.0)),
     ]
 }
 
-/// Safe entry stored in the `LaneKernel`; checks the shapes the kernel relies on.
-fn run<const N: usize>(
-    state: &mut [u32],
-    blocks: &[&[u8]],
-    nblocks: usize,
-    cur: &mut Cursor<'_, '_, u32>,
-) {
-    assert_eq!(state.len(), 4 * 16 * N);
-    assert_eq!(blocks.len(), 16 * N);
-    // SAFETY: this fn is only reachable through a LaneKernel built by `kernels` after
-    // `features.avx512` showed the CPU has AVX-512F, whose `compress` and
-    // `compress_switched` check that each lane's slice, and each data switch's, covers
-    // the lane's blocks up to its next data switch or `nblocks`.
-    unsafe { compress::<N>(state, blocks, nblocks, cur) }
-}
+lane_sets!(Switching, u32, Avx512, 4, 16, 64, compress);
 
 /// Compress `nblocks` blocks in each of `16 N` lanes, switching lanes as `cur` says.
 ///
@@ -90,7 +75,7 @@ unsafe fn compress<const N: usize>(
     cur: &mut Cursor<'_, '_, u32>,
 ) {
     let z = _mm512_setzero_si512();
-    // SAFETY (this and the other `_sets` calls): `run` checked that `state` holds 4
+    // SAFETY: (this and the other `_sets` calls) the caller checked that `state` holds 4
     // words of 16 N lanes, i.e. 64 x 4 N bytes; AVX-512F is on.
     let [mut a, mut b, mut c, mut d] = unsafe { enter_sets::<u32, N, 4>(state, cur) };
     // Lane `l` of set `j` finds its block `b` at `ptrs[j][l] + 64 b` (a data switch at
@@ -119,8 +104,8 @@ unsafe fn compress<const N: usize>(
                 // A prefetch is only a hint: past the end of a slice it does nothing.
                 _mm_prefetch::<_MM_HINT_T1>(q.wrapping_add(PREFETCH).cast());
             }
-            // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX-512F is on.
             let m = &mut msg[$blk & 1][$j];
+            // SAFETY: each `p[l]` is readable for this block's 64 bytes; AVX-512F is on.
             unsafe { load_transpose_u32(&p, 0, |w, v| m[w] = v) };
         }};
     }
@@ -180,6 +165,7 @@ unsafe fn compress<const N: usize>(
     while blk < nblocks {
         if cur.state_at() == blk {
             let mut st = [a, b, c, d];
+            // SAFETY: as `enter_sets` above.
             unsafe { switch_sets(state, cur, blk, &mut st) };
             [a, b, c, d] = st;
         }
@@ -202,18 +188,19 @@ unsafe fn compress<const N: usize>(
         }
         blk += 1;
     }
+    // SAFETY: as `enter_sets` above.
     unsafe { leave_sets(state, cur, nblocks, &[a, b, c, d]) };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::{check_kernel, check_switched};
     use crate::md5::Md5;
+    use crate::testing::{check_kernel, check_switched};
 
     #[test]
     fn avx512_kernels_match_reference() {
-        for k in kernels(crate::isa::active()) {
+        for k in Avx512::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Md5>(&k);
             check_switched::<Md5>(&k);
         }
@@ -245,8 +232,8 @@ mod speed {
         let data: Vec<u8> = (0..64 * (nb * 64 + pad) + 64)
             .map(|i| (i * 7) as u8)
             .collect();
-        use crate::merkle_damgard::Family;
-        for k in crate::md5::Md5::lane_kernels(crate::isa::active()) {
+        use crate::family::Family;
+        for k in crate::md5::Md5::lane_kernels(crate::isa::Features::detect()) {
             let bufs: Vec<&[u8]> = (0..k.lanes)
                 .map(|l| &data[l * (nb * 64 + pad)..][..nb * 64])
                 .collect();

@@ -5,14 +5,16 @@
 //! a step instead of ~10. Zen 4 runs a 512-bit op as two 256-bit halves, so there a ymm
 //! set costs half a zmm set: 8-lane steps at the zmm kernel's rate per lane, which fills
 //! batches of 8 k messages without a half-empty 16-lane set.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
 use super::x86_avx2::load_block;
 use super::x86_avx512::{TL_F, TL_G, TL_H, TL_I};
 use super::{word_index, K, S};
-use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
+use crate::isa::Avx512;
+use crate::lanes::{lane_sets, LaneKernel};
+use crate::uarch::est;
 use crate::x86_opaque::opaque_ymm as opaque;
 use crate::x86_transpose::avx2::{lane_ptrs, load_sets, store_sets};
 
@@ -23,27 +25,15 @@ use crate::x86_transpose::avx2::{lane_ptrs, load_sets, store_sets};
 /// and x5 give 16, 24 and 40 lanes at better rates than anything else has there. Not
 /// measured on other cores, so rated to be never chosen there (tests and `lanesum speed`
 /// still run them).
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
-    if !features.avx512 {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: Avx512) -> Vec<LaneKernel<u32>> {
     vec![
-        LaneKernel::new("vl256x2", 16, est(0.1, 8.37, 0.1), run::<2>),
-        LaneKernel::new("vl256x3", 24, est(0.1, 10.8, 0.1), run::<3>),
-        LaneKernel::new("vl256x5", 40, est(0.1, 12.1, 0.1), run::<5>),
+        LaneKernel::new::<Sets<2>>(t, "vl256x2", 16, est(0.1, 8.37, 0.1)),
+        LaneKernel::new::<Sets<3>>(t, "vl256x3", 24, est(0.1, 10.8, 0.1)),
+        LaneKernel::new::<Sets<5>>(t, "vl256x5", 40, est(0.1, 12.1, 0.1)),
     ]
 }
 
-/// Safe entry stored in the `LaneKernel`; checks the slice shapes the kernel relies on.
-fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    assert_eq!(state.len(), 4 * 8 * N);
-    assert_eq!(blocks.len(), 8 * N);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
-    // SAFETY: this fn is only reachable through a LaneKernel built by `kernels` after
-    // `features.avx512` showed the CPU has AVX-512F, BW and VL (and so AVX2); slice
-    // lengths are checked above.
-    unsafe { compress::<N>(state, blocks, nblocks) }
-}
+lane_sets!(Plain, u32, Avx512, 4, 8, 64, compress);
 
 /// Compress `nblocks` blocks in each of `8 N` lanes.
 ///
@@ -121,12 +111,12 @@ unsafe fn compress<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::check_kernel;
     use crate::md5::Md5;
+    use crate::testing::check_kernel;
 
     #[test]
     fn avx512vl_kernels_match_reference() {
-        for k in kernels(crate::isa::active()) {
+        for k in Avx512::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Md5>(&k);
         }
     }

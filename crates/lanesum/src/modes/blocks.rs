@@ -1,6 +1,7 @@
 //! The digest of every fixed-size block of one input.
 
-use crate::{hash_many_par, Algorithm, Digest};
+use crate::batch::hash_many_cores;
+use crate::{Algorithm, Digest};
 
 /// The digest under `alg` of every `block_size`-byte block of `data`, in order.
 ///
@@ -25,7 +26,7 @@ use crate::{hash_many_par, Algorithm, Digest};
 pub fn blocks(alg: Algorithm, data: &[u8], block_size: usize) -> Vec<Digest> {
     assert!(block_size > 0, "block size must be at least 1 byte");
     let parts: Vec<&[u8]> = data.chunks(block_size).collect();
-    hash_many_par(alg, &parts)
+    hash_many_cores(alg, &parts)
 }
 
 #[cfg(test)]

@@ -2,11 +2,12 @@
 
 use std::sync::OnceLock;
 
-use crate::isa;
+use crate::family::{Family, Kernels};
+use crate::isa::{self, Avx512, Features};
 use crate::lanes::LaneKernel;
 use crate::md5::{self, Md5};
-use crate::merkle_damgard::{self, Family};
-use crate::{hash, Algorithm, Digest};
+use crate::merkle_damgard::MdHasher;
+use crate::{Algorithm, Digest};
 
 /// Streams of MD5P8.
 const STREAMS: usize = 8;
@@ -52,20 +53,25 @@ const LANE_BUF: usize = CHUNK_ROUNDS * 64 + 64;
 /// );
 /// ```
 pub fn md5p8(data: &[u8]) -> Digest {
-    let mut st = State::new();
+    let mut st = State::at(isa::active());
     st.update(data);
     st.finalize()
 }
 
-/// Whether the dedicated AVX-512VL path may run under the active instruction set.
-fn direct_available() -> bool {
-    cfg!(target_arch = "x86_64") && isa::active().avx512
+/// The token for the dedicated AVX-512VL path, if `level` has it.
+fn direct(level: Features) -> Option<Avx512> {
+    level.avx512().filter(|_| cfg!(target_arch = "x86_64"))
 }
 
-/// The kernel MD5P8 runs on under the active instruction set, chosen once.
-fn kernel() -> LaneKernel<u32> {
-    static KERNEL: OnceLock<LaneKernel<u32>> = OnceLock::new();
-    *KERNEL.get_or_init(|| pick(&merkle_damgard::kernels::<Md5>(isa::active())))
+/// The kernel MD5P8 runs on at `level`: chosen once for the first level asked (the
+/// process's, but for tests forcing others).
+fn kernel(level: Features) -> LaneKernel<u32> {
+    static KERNEL: OnceLock<(Features, LaneKernel<u32>)> = OnceLock::new();
+    let choose = || pick(&Kernels::<Md5>::new(level).lanes);
+    match KERNEL.get_or_init(|| (level, choose())) {
+        (at, k) if *at == level => *k,
+        _ => choose(),
+    }
 }
 
 /// The kernel with the best throughput for 8 busy lanes.
@@ -95,7 +101,7 @@ pub(crate) fn md5p8_with(kernel: &LaneKernel<u32>, data: &[u8]) -> Digest {
 pub(crate) struct State {
     kernel: LaneKernel<u32>,
     /// Use the dedicated AVX-512VL path (`md5p8_avx512`) rather than `kernel`.
-    direct: bool,
+    direct: Option<Avx512>,
     states: [[u32; 4]; STREAMS],
     /// A partial round (< 512 bytes).
     pending: Vec<u8>,
@@ -105,16 +111,24 @@ pub(crate) struct State {
 }
 
 impl State {
-    pub(crate) fn new() -> State {
-        let mut s = State::with_kernel(kernel());
-        s.direct = direct_available();
+    /// At `level`: the dedicated path where it has AVX-512, else its best kernel.
+    pub(crate) fn at(level: Features) -> State {
+        let mut s = State::with_kernel(kernel(level));
+        s.direct = direct(level);
         s
+    }
+
+    /// Back to the empty input, on the same path.
+    pub(crate) fn reset(&mut self) {
+        self.states = [md5::IV; STREAMS];
+        self.pending.clear();
+        self.total = 0;
     }
 
     fn with_kernel(kernel: LaneKernel<u32>) -> State {
         State {
             kernel,
-            direct: false,
+            direct: None,
             states: [md5::IV; STREAMS],
             pending: Vec::with_capacity(ROUND),
             total: 0,
@@ -148,9 +162,8 @@ impl State {
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if self.direct {
-            // SAFETY: `direct` is only set when the CPU has AVX-512F+VL.
-            unsafe { super::md5p8_avx512::rounds(&mut self.states, &data[..whole * ROUND]) };
+        if let Some(t) = self.direct {
+            super::md5p8_avx512::rounds(t, &mut self.states, &data[..whole * ROUND]);
             return;
         }
         if self.buf.is_empty() {
@@ -186,7 +199,10 @@ impl State {
         }
         let bits = self.total.wrapping_mul(8);
         summary[STREAMS * 16..].copy_from_slice(&bits.to_le_bytes());
-        hash(Algorithm::Md5, &summary)
+        // The summary is short, and MD5's single stream is portable code at every level.
+        let mut h = MdHasher::<Md5>::new(md5::IV, Md5::single(Features::PORTABLE).compress);
+        h.update(&summary);
+        h.finalize(Algorithm::Md5.digest_len())
     }
 }
 
@@ -297,8 +313,9 @@ mod tests {
     /// every length up to 5 rounds and across the chunk boundary.
     #[test]
     fn every_kernel_every_length() {
-        use crate::lanes::testing::portable_lanes;
-        let mut ks = merkle_damgard::kernels::<Md5>(isa::active());
+        use crate::testing::portable_lanes;
+        // Every kernel of this CPU, whatever the active level.
+        let mut ks = Kernels::<Md5>::new(isa::Features::detect()).lanes;
         ks.push(portable_lanes::<Md5>("p4", 4, 1.0));
         ks.push(portable_lanes::<Md5>("p16", 16, 1.0));
         let data = random(ROUND * (CHUNK_ROUNDS + 3), 1);
@@ -306,10 +323,10 @@ mod tests {
             .chain((CHUNK_ROUNDS - 1) * ROUND..data.len())
             .step_by(1)
             .collect();
-        if direct_available() {
+        if let Some(t) = isa::Avx512::detect() {
             for &len in &lens {
-                let mut st = State::new();
-                assert!(st.direct);
+                let mut st = State::with_kernel(ks[0]);
+                st.direct = Some(t);
                 st.update(&data[..len]);
                 assert_eq!(
                     st.finalize().to_hex(),
@@ -341,7 +358,7 @@ mod tests {
     fn streaming_pieces() {
         let data = random(3 * ROUND * CHUNK_ROUNDS + 77, 5);
         for piece in [1usize, 63, 511, 512, 513, 4096, 100_000] {
-            let mut st = State::new();
+            let mut st = State::at(isa::active());
             for p in data.chunks(piece) {
                 st.update(p);
             }

@@ -11,9 +11,11 @@
 //! of the current one, so its loads and shuffles overlap the dependent chain (measured
 //! 4.6 -> 5.6 GB/s on a 32 MiB input). The chain itself (ternlog, add, rotate, add: 4
 //! cycles a step) bounds the path: eight streams are all the parallelism MD5P8 has.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
+use crate::isa::Avx512;
 use crate::md5::{md5_quads, word_index, K, S};
 
 /// `vpternlogd` immediates with operands (b, c, d) = (0xf0, 0xcc, 0xaa).
@@ -29,12 +31,20 @@ const TRANSPOSE_AT: usize = 8;
 /// input: none 4.4, 2 rounds 5.1, 4: 5.8, 8: 6.1, 16 or 32: 5.9 GB/s).
 const PREFETCH_ROUNDS: usize = 8;
 
-/// Compress every whole 512-byte round of `data` into the eight streams.
+/// Compress every whole 512-byte round of `data` into the eight streams, on the CPU
+/// whose AVX-512 `token` proves.
+pub(crate) fn rounds(token: Avx512, states: &mut [[u32; 4]; 8], data: &[u8]) {
+    let _ = token;
+    // SAFETY: the token proves the CPU has AVX2 and AVX-512F/BW/VL.
+    unsafe { rounds_avx512(states, data) }
+}
+
+/// [`rounds`] itself.
 ///
 /// # Safety
-/// The CPU must have AVX-512F and AVX-512VL (`isa::Features::avx512`).
+/// The CPU must have AVX-512F and AVX-512VL.
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
-pub(crate) unsafe fn rounds(states: &mut [[u32; 4]; 8], data: &[u8]) {
+unsafe fn rounds_avx512(states: &mut [[u32; 4]; 8], data: &[u8]) {
     let col = |w: usize| {
         _mm256_setr_epi32(
             states[0][w] as i32,

@@ -1,7 +1,7 @@
 //! Checksum *modes*: published schemes built from many independent hashes of one input.
 //!
 //! Each mode cuts one input into independent pieces, hashes them through the SIMD lanes
-//! ([`hash_many_par`](crate::hash_many_par), or one multi-lane kernel for MD5P8) and
+//! (as [`hash_many_par`](crate::hash_many_par) does, or one multi-lane kernel for MD5P8) and
 //! combines the results exactly as the published definition says, so every output is
 //! byte-compatible with the tool that defines it:
 //!
@@ -15,17 +15,19 @@
 
 mod blake2p;
 mod blocks;
+pub(crate) mod btv2;
 pub(crate) mod md5p8;
 #[cfg(target_arch = "x86_64")]
 mod md5p8_avx512;
 mod s3;
-pub(crate) mod torrent;
+mod torrent;
 
 pub use blake2p::{blake2bp, blake2sp};
 pub use blocks::blocks;
+pub use btv2::{torrent_v2_pieces_root, BTV2_BLOCK};
 pub use md5p8::md5p8;
 pub use s3::{s3_etag, s3_etag_of_part_md5s, s3_etag_of_parts};
-pub use torrent::{torrent_v1_pieces, torrent_v2_pieces_root, BTV2_BLOCK};
+pub use torrent::torrent_v1_pieces;
 
 /// Shared by the modes' tests: the vector folder and a deterministic random input.
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The Amazon S3 multipart-upload ETag.
 
-use crate::{hash, hash_many_par, Algorithm, Digest};
+use crate::batch::hash_many_cores;
+use crate::{hash, Algorithm, Digest};
 
 /// The S3 ETag of `data` uploaded in parts of `part_size` bytes (the last part shorter).
 ///
@@ -45,7 +46,7 @@ pub fn s3_etag(data: &[u8], part_size: usize) -> String {
 pub fn s3_etag_of_parts(parts: &[&[u8]]) -> String {
     match parts {
         [] => hash(Algorithm::Md5, b"").to_hex(),
-        _ => s3_etag_of_part_md5s(&hash_many_par(Algorithm::Md5, parts)),
+        _ => s3_etag_of_part_md5s(&hash_many_cores(Algorithm::Md5, parts)),
     }
 }
 

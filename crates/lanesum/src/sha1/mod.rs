@@ -1,9 +1,9 @@
 //! SHA-1 (FIPS 180-4): family description and the scalar reference compression.
 
-use crate::isa;
-use crate::isa::{est, Features};
+use crate::family::{Family, Single};
+use crate::isa::Features;
 use crate::lanes::LaneKernel;
-use crate::merkle_damgard::Family;
+use crate::uarch::est;
 
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
@@ -36,37 +36,38 @@ impl Family for Sha1 {
         compress_portable(state, blocks)
     }
 
-    fn compress(state: &mut [u32; 5], blocks: &[u8]) {
-        // Our SHA-NI single stream (~10% faster than the sha1 crate's: its late message
-        // schedule leaves the SHA unit to the rounds) when the active level allows it.
-        let features = isa::active();
+    /// Our SHA-NI single stream (~10% faster than the sha1 crate's: its late message
+    /// schedule leaves the SHA unit to the rounds) when the level allows it.
+    fn single(level: Features) -> Single<Sha1> {
         #[cfg(target_arch = "x86_64")]
-        if let Some(f) = x86_shani::single(features) {
-            return f(state, blocks);
+        if let Some(t) = level.shani() {
+            return Single::new::<x86_shani::One>(t, est(2.4, 1.93, 2.1));
         }
-        let _ = features;
-        compress_portable(state, blocks);
+        let _ = level;
+        Single::portable(Self::portable_gbps())
     }
 
-    fn single_gbps(features: Features) -> f32 {
-        if features.shani {
-            est(2.4, 1.93, 2.1)
-        } else {
-            0.8
-        }
+    fn portable_gbps() -> f32 {
+        0.8
     }
 
-    fn lane_kernels(features: Features) -> Vec<LaneKernel<u32>> {
+    fn lane_kernels(level: Features) -> Vec<LaneKernel<u32>> {
         #[allow(unused_mut)]
         let mut v = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
-            v.extend(x86_avx2::kernels(features));
-            v.extend(x86_avx512::kernels(features));
-            v.extend(x86_avx512vl::kernels(features));
-            v.extend(x86_shani::kernels(features));
+            if let Some(t) = level.avx2() {
+                v.extend(x86_avx2::kernels(t));
+            }
+            if let Some(t) = level.avx512() {
+                v.extend(x86_avx512::kernels(t));
+                v.extend(x86_avx512vl::kernels(t));
+            }
+            if let Some(t) = level.shani() {
+                v.extend(x86_shani::kernels(t));
+            }
         }
-        let _ = features;
+        let _ = level;
         v
     }
 }

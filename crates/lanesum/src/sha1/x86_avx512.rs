@@ -18,39 +18,25 @@
 //! costs spills (16 more live registers): loading at the top of each block is 3-10%
 //! faster on Zen 5. x3 and x4 spill the 16-word windows (5.5 and 7.5 GB/s) and are not
 //! built.
+#![allow(unsafe_code)]
 
-use crate::isa::{est, Features};
-use crate::lanes::{Cursor, LaneKernel};
+use crate::isa::Avx512;
+use crate::lanes::{lane_sets, Cursor, LaneKernel};
+use crate::uarch::est;
 use crate::x86_opaque::opaque_zmm as opaque;
 use crate::x86_transpose::avx512::{
     bswap_u32 as bswap, enter_sets, leave_sets, load_transpose_u32 as load_transpose, switch_sets,
 };
 use core::arch::x86_64::*;
 
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
-    if !features.avx512 {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: Avx512) -> Vec<LaneKernel<u32>> {
     vec![
-        LaneKernel::switched("avx512x1", 16, est(8.2, 7.31, 11.5), run::<1>),
-        LaneKernel::switched("avx512x2", 32, est(7.5, 6.5, 10.5), run::<2>),
+        LaneKernel::switched::<Sets<1>>(t, "avx512x1", 16, est(8.2, 7.31, 11.5)),
+        LaneKernel::switched::<Sets<2>>(t, "avx512x2", 32, est(7.5, 6.5, 10.5)),
     ]
 }
 
-fn run<const S: usize>(
-    state: &mut [u32],
-    blocks: &[&[u8]],
-    nblocks: usize,
-    cur: &mut Cursor<'_, '_, u32>,
-) {
-    assert_eq!(state.len(), 5 * 16 * S);
-    assert_eq!(blocks.len(), 16 * S);
-    // SAFETY: this fn is only stored in a LaneKernel built after `features.avx512`
-    // (F+BW+VL) was detected, whose `compress` and `compress_switched` check that each
-    // lane's slice, and each data switch's, covers the lane's blocks up to its next
-    // data switch or `nblocks`.
-    unsafe { compress::<S>(state, blocks, nblocks, cur) }
-}
+lane_sets!(Switching, u32, Avx512, 5, 16, 64, compress);
 
 /// Bytes ahead of the current block to prefetch in each lane.
 const PREFETCH: usize = 512;
@@ -69,7 +55,7 @@ unsafe fn compress<const S: usize>(
     cur: &mut Cursor<'_, '_, u32>,
 ) {
     let zero = _mm512_setzero_si512();
-    // SAFETY (this and the other `_sets` calls): `run` checked that `state` holds 5
+    // SAFETY: (this and the other `_sets` calls) the caller checked that `state` holds 5
     // words of 16 S lanes, i.e. 64 x 5 S bytes; AVX-512F is on.
     let mut st: [[__m512i; S]; 5] = unsafe { enter_sets(state, cur) };
     // Each lane's current block.
@@ -154,6 +140,7 @@ unsafe fn compress<const S: usize>(
     }
 
     for blk in 0..nblocks {
+        // SAFETY: as `enter_sets` above.
         unsafe { switch_sets(state, cur, blk, &mut st) };
         while let Some((l, p)) = cur.next_data(blk) {
             ptrs[l / 16][l % 16] = p.as_ptr();
@@ -183,18 +170,19 @@ unsafe fn compress<const S: usize>(
         }
     }
 
+    // SAFETY: as `enter_sets` above.
     unsafe { leave_sets(state, cur, nblocks, &st) };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::{check_kernel, check_switched};
     use crate::sha1::Sha1;
+    use crate::testing::{check_kernel, check_switched};
 
     #[test]
     fn avx512_kernels_match_reference() {
-        for k in kernels(crate::isa::Features::detect()) {
+        for k in Avx512::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Sha1>(&k);
             check_switched::<Sha1>(&k);
         }

@@ -2,32 +2,28 @@
 //! `vprold` rotates and `vpternlogd` round functions and schedule XORs. Zen 4 runs a
 //! 512-bit op as two 256-bit halves, so there a ymm set costs half a zmm set and batches
 //! of 8 k messages fill their lanes instead of leaving a 16-lane set half empty.
+#![allow(unsafe_code)]
 
 use super::x86_avx2::{ymm_kernel, PREFETCH};
-use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
+use crate::isa::Avx512;
+use crate::lanes::{lane_sets, LaneKernel};
+use crate::uarch::est;
 use core::arch::x86_64::*;
 
 /// One set only, with `est_gbps` from `lanesum speed` (96 x 16 KiB). Zen 4: x1 6.25 GB/s
 /// on 8 lanes (AVX2 x1 4.1, SHA-NI 3.6 on 4-6 streams), x2 6.26 and x3 5.64 (AVX-512 x1
 /// 7.0 on 16 lanes). Not measured on other cores, so rated to be never chosen there
 /// (tests and `lanesum speed` still run it).
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
-    if !features.avx512 {
-        return Vec::new();
-    }
-    vec![LaneKernel::new("vl256x1", 8, est(0.1, 6.25, 0.1), run::<1>)]
+pub(crate) fn kernels(t: Avx512) -> Vec<LaneKernel<u32>> {
+    vec![LaneKernel::new::<Sets<1>>(
+        t,
+        "vl256x1",
+        8,
+        est(0.1, 6.25, 0.1),
+    )]
 }
 
-fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    assert_eq!(state.len(), 5 * 8 * S);
-    assert_eq!(blocks.len(), 8 * S);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
-    // SAFETY: this fn is only stored in a LaneKernel built after `features.avx512`
-    // (AVX-512F, BW and VL, hence AVX2) was detected; the slice lengths the kernel reads
-    // were asserted above.
-    unsafe { compress::<S>(state, blocks, nblocks) }
-}
+lane_sets!(Plain, u32, Avx512, 5, 8, 64, compress);
 
 macro_rules! rol_vl {
     ($x:expr, $n:literal) => {
@@ -56,12 +52,12 @@ ymm_kernel!("avx2,avx512f,avx512vl", rol_vl, xor3_vl, ch_vl, maj_vl);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::check_kernel;
     use crate::sha1::Sha1;
+    use crate::testing::check_kernel;
 
     #[test]
     fn avx512vl_kernels_match_reference() {
-        for k in kernels(crate::isa::Features::detect()) {
+        for k in Avx512::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Sha1>(&k);
         }
     }

@@ -13,9 +13,13 @@
 //! E alone in the high dword of its register, message words with W0 in the high dword.
 //! The lane state is word-major (`state[w * lanes + l]`), converted to and from that
 //! layout on entry and exit of each call only.
+#![allow(unsafe_code)]
 
-use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
+use super::Sha1;
+use crate::family::SingleBody;
+use crate::isa::ShaNi;
+use crate::lanes::{lane_sets, LaneKernel};
+use crate::uarch::est;
 use core::arch::x86_64::*;
 
 /// Bytes ahead of the current block that each stream prefetches. Without it, one stream
@@ -33,47 +37,32 @@ const REV128: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
 /// The single-stream path is the family's own `compress` (the "x1" kernel), which uses
 /// [`single`] when SHA-NI is active. `est_gbps`: measured full-lane 16 KiB rates (x4 and
 /// x6 equal within noise; x6 nudged up so 5-6 remaining messages share one call).
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
-    if !features.shani {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: ShaNi) -> Vec<LaneKernel<u32>> {
     vec![
-        LaneKernel::new("shani-x2", 2, est(3.0, 3.25, 3.65), run::<2>),
-        LaneKernel::new("shani-x3", 3, est(3.1, 3.61, 3.96), run::<3>),
-        LaneKernel::new("shani-x4", 4, est(3.2, 3.74, 4.4), run::<4>),
-        LaneKernel::new("shani-x6", 6, est(3.25, 3.86, 4.57), run::<6>),
+        LaneKernel::new::<Sets<2>>(t, "shani-x2", 2, est(3.0, 3.25, 3.65)),
+        LaneKernel::new::<Sets<3>>(t, "shani-x3", 3, est(3.1, 3.61, 3.96)),
+        LaneKernel::new::<Sets<4>>(t, "shani-x4", 4, est(3.2, 3.74, 4.4)),
+        LaneKernel::new::<Sets<6>>(t, "shani-x6", 6, est(3.25, 3.86, 4.57)),
     ]
 }
 
-/// A single-stream compression function: state, whole 64-byte blocks.
-pub(crate) type SingleFn = fn(&mut [u32; 5], &[u8]);
+/// One stream: the family's single-stream compression with SHA-NI (and so its "x1"
+/// kernel).
+pub(crate) struct One;
 
-/// Single-stream SHA-NI compression of whole 64-byte blocks, if `features` has SHA-NI.
-pub(crate) fn single(features: Features) -> Option<SingleFn> {
-    if features.shani {
-        Some(compress_one)
-    } else {
-        None
+impl SingleBody<Sha1> for One {
+    type Token = ShaNi;
+
+    unsafe fn compress(state: &mut [u32; 5], blocks: &[u8]) {
+        // SAFETY: the caller holds a `ShaNi` token (the trait's contract): the CPU has
+        // SHA-NI, SSSE3 and SSE4.1; one lane of word-major state is the plain state, and
+        // the block slice holds `len / 64` whole blocks (`SingleBody` callers pass whole
+        // blocks).
+        unsafe { compress_n::<1>(state, &[blocks], blocks.len() / 64) }
     }
 }
 
-/// Only reachable through [`single`], i.e. after SHA-NI was detected.
-fn compress_one(state: &mut [u32; 5], blocks: &[u8]) {
-    assert_eq!(blocks.len() % 64, 0);
-    // SAFETY: `single` hands this out only when the CPU has SHA-NI, SSSE3 and SSE4.1
-    // (`Features::shani`); one lane of word-major state is the plain state, and the block
-    // slice holds `len / 64` whole blocks (checked above).
-    unsafe { compress_n::<1>(state, &[blocks], blocks.len() / 64) }
-}
-
-/// The `LaneKernel` body for `N` streams.
-fn run<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    assert!(state.len() == 5 * N && blocks.len() == N);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
-    // SAFETY: these kernels are only built by `kernels` when `features.shani` (SHA-NI,
-    // SSSE3, SSE4.1 present); the slice lengths were checked just above.
-    unsafe { compress_n::<N>(state, blocks, nblocks) }
-}
+lane_sets!(Plain, u32, ShaNi, 5, 1, 64, compress_n);
 
 /// `N` interleaved streams: every 4-round group is done for each stream in turn.
 ///
@@ -183,50 +172,38 @@ unsafe fn compress_n<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblock
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa;
-    use crate::lanes::testing::check_kernel;
+    use crate::family::Single;
     use crate::sha1::Sha1;
+    use crate::testing::check_kernel;
 
     #[test]
     fn kernels_match_reference() {
-        for k in kernels(isa::active()) {
+        for k in ShaNi::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Sha1>(&k);
         }
     }
 
     #[test]
     fn single_matches_reference() {
-        if single(isa::active()).is_none() {
-            return;
+        if let Some(t) = ShaNi::detect() {
+            check_kernel::<Sha1>(&Single::<Sha1>::new::<One>(t, 1.0).kernel);
         }
-        // Reached only with SHA-NI active, which `compress_one` needs.
-        let k = LaneKernel::new("shani-x1", 1, 1.0, |st: &mut [u32], b: &[&[u8]], n| {
-            let mut s: [u32; 5] = st.try_into().unwrap();
-            compress_one(&mut s, &b[0][..n * 64]);
-            st.copy_from_slice(&s);
-        });
-        check_kernel::<Sha1>(&k);
     }
 
     /// The crate we replaced as single-stream path, as an independent oracle.
     #[test]
     fn single_matches_crate() {
-        let Some(f) = single(isa::active()) else {
+        let Some(t) = ShaNi::detect() else {
             return;
         };
+        let single = Single::<Sha1>::new::<One>(t, 1.0).compress;
         let data: Vec<u8> = (0..64 * 9).map(|i| (i * 131 + i / 7) as u8).collect();
         for n in [1usize, 2, 9] {
             let mut ours: [u32; 5] = core::array::from_fn(|i| 0x0123_4567 * (i as u32 + 1));
             let mut theirs = ours;
-            f(&mut ours, &data[..64 * n]);
+            single.run(&mut ours, &data[..64 * n]);
             ::sha1::block_api::compress(&mut theirs, data[..64 * n].as_chunks::<64>().0);
             assert_eq!(ours, theirs, "{n} blocks");
         }
-    }
-
-    #[test]
-    fn none_without_shani() {
-        assert!(kernels(Features::PORTABLE).is_empty());
-        assert!(single(Features::PORTABLE).is_none());
     }
 }

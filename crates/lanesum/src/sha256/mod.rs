@@ -1,9 +1,9 @@
 //! SHA-256 and SHA-224 (FIPS 180-4): family description and the scalar reference.
 
-use crate::isa;
-use crate::isa::{est, Features};
+use crate::family::{Family, Single};
+use crate::isa::Features;
 use crate::lanes::LaneKernel;
-use crate::merkle_damgard::Family;
+use crate::uarch::est;
 
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
@@ -117,36 +117,37 @@ impl Family for Sha256 {
         compress_portable(state, blocks)
     }
 
-    fn compress(state: &mut [u32; 8], blocks: &[u8]) {
-        // Our SHA-NI single stream (as fast as the sha2 crate's: both wait on the latency
-        // of sha256rnds2) when the active level allows it.
-        let features = isa::active();
+    /// Our SHA-NI single stream (as fast as the sha2 crate's: both wait on the latency of
+    /// sha256rnds2) when the level allows it.
+    fn single(level: Features) -> Single<Sha256> {
         #[cfg(target_arch = "x86_64")]
-        if let Some(f) = x86_shani::single(features) {
-            return f(state, blocks);
+        if let Some(t) = level.shani() {
+            return Single::new::<x86_shani::One>(t, est(2.0, 1.81, 2.05));
         }
-        let _ = features;
-        compress_portable(state, blocks);
+        let _ = level;
+        Single::portable(Self::portable_gbps())
     }
 
-    fn single_gbps(features: Features) -> f32 {
-        if features.shani {
-            est(2.0, 1.81, 2.05)
-        } else {
-            0.35
-        }
+    fn portable_gbps() -> f32 {
+        0.35
     }
 
-    fn lane_kernels(features: Features) -> Vec<LaneKernel<u32>> {
+    fn lane_kernels(level: Features) -> Vec<LaneKernel<u32>> {
         #[allow(unused_mut)]
         let mut v = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
-            v.extend(x86_avx2::kernels(features));
-            v.extend(x86_avx512::kernels(features));
-            v.extend(x86_shani::kernels(features));
+            if let Some(t) = level.avx2() {
+                v.extend(x86_avx2::kernels(t));
+            }
+            if let Some(t) = level.avx512() {
+                v.extend(x86_avx512::kernels(t));
+            }
+            if let Some(t) = level.shani() {
+                v.extend(x86_shani::kernels(t));
+            }
         }
-        let _ = features;
+        let _ = level;
         v
     }
 }

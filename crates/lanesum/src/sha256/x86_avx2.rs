@@ -11,31 +11,23 @@
 //! Measured 1.65-1.75 GB/s at 16 KiB for one or two sets (about 50 ops per round on
 //! three 256-bit ports), on par with single-stream SHA-NI: this is the path for AVX2
 //! machines without SHA-NI.
+#![allow(unsafe_code)]
 
 use super::K;
-use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
+use crate::isa::Avx2;
+use crate::lanes::{lane_sets, LaneKernel};
+use crate::uarch::est;
 use crate::x86_transpose::avx2::{lane_ptrs, load_block_be, load_sets, store_sets};
 use core::arch::x86_64::*;
 
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
-    if !features.avx2 {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: Avx2) -> Vec<LaneKernel<u32>> {
     vec![
-        LaneKernel::new("avx2x1", 8, est(1.65, 1.88, 2.0), run::<1>),
-        LaneKernel::new("avx2x2", 16, est(1.65, 1.94, 2.15), run::<2>),
+        LaneKernel::new::<Sets<1>>(t, "avx2x1", 8, est(1.65, 1.88, 2.0)),
+        LaneKernel::new::<Sets<2>>(t, "avx2x2", 16, est(1.65, 1.94, 2.15)),
     ]
 }
 
-fn run<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usize) {
-    assert_eq!(state.len(), 8 * 8 * S);
-    assert_eq!(blocks.len(), 8 * S);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * 64));
-    // SAFETY: this fn is only stored in a LaneKernel built after `features.avx2` was
-    // detected; the slice lengths the kernel reads were asserted above.
-    unsafe { compress::<S>(state, blocks, nblocks) }
-}
+lane_sets!(Plain, u32, Avx2, 8, 8, 64, compress);
 
 /// Bytes ahead of the current block to prefetch in each lane.
 const PREFETCH: usize = 512;
@@ -160,12 +152,12 @@ unsafe fn compress<const S: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::check_kernel;
     use crate::sha256::Sha256;
+    use crate::testing::check_kernel;
 
     #[test]
     fn avx2_kernels_match_reference() {
-        for k in kernels(crate::isa::Features::detect()) {
+        for k in Avx2::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Sha256>(&k);
         }
     }

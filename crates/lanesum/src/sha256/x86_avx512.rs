@@ -19,39 +19,25 @@
 //! GB/s) on an Intel Xeon, so there x1 is the kernel the scheduler uses. Zen 5's 2-cycle
 //! vector latency leaves one set partly latency-bound, and x2 wins there (x1 4.8, x2
 //! 5.9-6.7 GB/s at 16 KiB), so the scheduler prefers x2 on Zen 5.
+#![allow(unsafe_code)]
 
 use super::K;
-use crate::isa::{est, Features};
-use crate::lanes::{Cursor, LaneKernel};
+use crate::isa::Avx512;
+use crate::lanes::{lane_sets, Cursor, LaneKernel};
+use crate::uarch::est;
 use crate::x86_transpose::avx512::{
     bswap_u32 as bswap, enter_sets, leave_sets, switch_sets, transpose_u32 as transpose,
 };
 use core::arch::x86_64::*;
 
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u32>> {
-    if !features.avx512 {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: Avx512) -> Vec<LaneKernel<u32>> {
     vec![
-        LaneKernel::switched("avx512x1", 16, est(4.2, 3.59, 4.76), run::<1>),
-        LaneKernel::switched("avx512x2", 32, est(3.8, 3.5, 6.2), run::<2>),
+        LaneKernel::switched::<Sets<1>>(t, "avx512x1", 16, est(4.2, 3.59, 4.76)),
+        LaneKernel::switched::<Sets<2>>(t, "avx512x2", 32, est(3.8, 3.5, 6.2)),
     ]
 }
 
-fn run<const S: usize>(
-    state: &mut [u32],
-    blocks: &[&[u8]],
-    nblocks: usize,
-    cur: &mut Cursor<'_, '_, u32>,
-) {
-    assert_eq!(state.len(), 8 * 16 * S);
-    assert_eq!(blocks.len(), 16 * S);
-    // SAFETY: this fn is only stored in a LaneKernel built after `features.avx512`
-    // (F+BW+VL) was detected, whose `compress` and `compress_switched` check that each
-    // lane's slice, and each data switch's, covers the lane's blocks up to its next
-    // data switch or `nblocks`.
-    unsafe { compress::<S>(state, blocks, nblocks, cur) }
-}
+lane_sets!(Switching, u32, Avx512, 8, 16, 64, compress);
 
 /// Bytes ahead of the current block to prefetch in each lane.
 const PREFETCH: usize = 512;
@@ -70,7 +56,7 @@ unsafe fn compress<const S: usize>(
     cur: &mut Cursor<'_, '_, u32>,
 ) {
     let zero = _mm512_setzero_si512();
-    // SAFETY (this and the other `_sets` calls): `run` checked that `state` holds 8
+    // SAFETY: (this and the other `_sets` calls) the caller checked that `state` holds 8
     // words of 16 S lanes, i.e. 64 x 8 S bytes; AVX-512F is on.
     let mut st: [[__m512i; S]; 8] = unsafe { enter_sets(state, cur) };
     // Each lane's next block to load.
@@ -199,6 +185,7 @@ unsafe fn compress<const S: usize>(
     }
     let mut next = load!(0);
     for blk in 0..nblocks {
+        // SAFETY: as `enter_sets` above.
         unsafe { switch_sets(state, cur, blk, &mut st) };
         let mut w = next;
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
@@ -216,18 +203,19 @@ unsafe fn compress<const S: usize>(
         }
     }
 
+    // SAFETY: as `enter_sets` above.
     unsafe { leave_sets(state, cur, nblocks, &st) };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::{check_kernel, check_switched};
     use crate::sha256::Sha256;
+    use crate::testing::{check_kernel, check_switched};
 
     #[test]
     fn avx512_kernels_match_reference() {
-        for k in kernels(crate::isa::Features::detect()) {
+        for k in Avx512::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Sha256>(&k);
             check_switched::<Sha256>(&k);
         }

@@ -1,10 +1,14 @@
 //! SHA-512 and its truncations SHA-384, SHA-512/224, SHA-512/256 (FIPS 180-4): family
 //! description and the scalar reference compression.
 
-use crate::isa;
-use crate::isa::{est, Features};
+#[cfg(target_arch = "x86_64")]
+use crate::family::SingleBody;
+use crate::family::{Family, Single};
+#[cfg(target_arch = "x86_64")]
+use crate::isa::Bmi2;
+use crate::isa::Features;
 use crate::lanes::LaneKernel;
-use crate::merkle_damgard::Family;
+use crate::uarch::est;
 
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
@@ -155,41 +159,61 @@ impl Family for Sha512 {
         compress_portable(state, blocks)
     }
 
-    fn compress(state: &mut [u64; 8], blocks: &[u8]) {
-        let f = isa::active();
+    /// With AVX2: our `rorx` rounds (BMI2) with an AVX2 or AVX-512VL schedule, or else the
+    /// sha2 crate's compression, which uses AVX2 after its own CPU check.
+    fn single(level: Features) -> Single<Sha512> {
         #[cfg(target_arch = "x86_64")]
-        if f.avx2 && x86_bmi2::has_bmi2() {
-            // Our rorx rounds with an AVX2 / AVX-512VL schedule.
-            x86_bmi2::compress(state, blocks);
-            return;
+        if level.avx2().is_some() {
+            let gbps = match level.avx512() {
+                Some(_) => est(0.9, 0.84, 1.14),
+                None => est(0.8, 0.79, 1.04),
+            };
+            if let Some(t) = Bmi2::detect() {
+                return match level.avx512() {
+                    Some(vl) => Single::new::<x86_bmi2::RorxVl>((t, vl), gbps),
+                    None => Single::new::<x86_bmi2::RorxAvx2>(t, gbps),
+                };
+            }
+            return Single::new::<Sha2Crate>((), gbps);
         }
-        if f.avx2 {
-            // The sha2 crate's compression uses AVX2 after its own CPU check.
-            sha2::block_api::compress512(state, blocks.as_chunks::<128>().0);
-        } else {
-            compress_portable(state, blocks);
-        }
+        let _ = level;
+        Single::portable(Self::portable_gbps())
     }
 
-    fn single_gbps(features: Features) -> f32 {
-        match (features.avx512, features.avx2) {
-            (true, _) => est(0.9, 0.84, 1.14),
-            (false, true) => est(0.8, 0.79, 1.04),
-            _ => 0.45,
-        }
+    fn portable_gbps() -> f32 {
+        0.45
     }
 
-    fn lane_kernels(features: Features) -> Vec<LaneKernel<u64>> {
+    fn lane_kernels(level: Features) -> Vec<LaneKernel<u64>> {
         #[allow(unused_mut)]
         let mut v = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
-            v.extend(x86_avx2::kernels(features));
-            v.extend(x86_avx512::kernels(features));
-            v.extend(x86_avx512vl::kernels(features));
+            if let Some(t) = level.avx2() {
+                v.extend(x86_avx2::kernels(t));
+            }
+            if let Some(t) = level.avx512() {
+                v.extend(x86_avx512::kernels(t));
+                v.extend(x86_avx512vl::kernels(t));
+            }
         }
-        let _ = features;
+        let _ = level;
         v
+    }
+}
+
+/// The sha2 crate's SHA-512 compression, which uses AVX2 after its own CPU check: the
+/// single stream at the AVX2 level on a CPU without BMI2.
+#[cfg(target_arch = "x86_64")]
+struct Sha2Crate;
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // an `unsafe fn` of the trait; the body is safe code
+impl SingleBody<Sha512> for Sha2Crate {
+    type Token = ();
+
+    unsafe fn compress(state: &mut [u64; 8], blocks: &[u8]) {
+        sha2::block_api::compress512(state, blocks.as_chunks::<128>().0);
     }
 }
 

@@ -11,36 +11,28 @@
 //! Measured (GB/s per core, 64 x 16 KiB, shared machine, x1 = 0.7 in the same run): one
 //! set 1.3, two 1.4, three 1.1, four 1.35 (16 ymm registers: more sets mostly add
 //! spills). Kept: `avx2x1` (for 4 or fewer busy lanes) and `avx2x2`.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
 use super::K;
-use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
+use crate::isa::Avx2;
+use crate::lanes::{lane_sets, LaneKernel};
+use crate::uarch::est;
 
 pub(super) const BLOCK: usize = 128;
 /// How many blocks ahead of the current one to prefetch in each lane.
 pub(super) const PREFETCH: usize = 4;
 
 /// The AVX2 kernels this CPU can run under `features`.
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u64>> {
-    if !features.avx2 {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: Avx2) -> Vec<LaneKernel<u64>> {
     vec![
-        LaneKernel::new("avx2x1", 4, est(1.25, 1.43, 1.47), run::<1>),
-        LaneKernel::new("avx2x2", 8, est(1.4, 1.58, 1.8), run::<2>),
+        LaneKernel::new::<Sets<1>>(t, "avx2x1", 4, est(1.25, 1.43, 1.47)),
+        LaneKernel::new::<Sets<2>>(t, "avx2x2", 8, est(1.4, 1.58, 1.8)),
     ]
 }
 
-fn run<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks: usize) {
-    assert_eq!(blocks.len(), 4 * S);
-    assert_eq!(state.len(), 32 * S);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * BLOCK));
-    // SAFETY: this kernel is only listed by `kernels` when `features.avx2` says the CPU
-    // has AVX2; the slice lengths were just checked.
-    unsafe { compress::<S>(state, blocks, nblocks) }
-}
+lane_sets!(Plain, u64, Avx2, 8, 4, BLOCK, compress);
 
 /// `vpshufb` mask reversing the bytes of each u64.
 pub(super) const BSWAP64: [u8; 16] = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
@@ -281,12 +273,12 @@ ymm_kernel!(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::check_kernel;
     use crate::sha512::Sha512;
+    use crate::testing::check_kernel;
 
     #[test]
     fn avx2_kernels_match_reference() {
-        for k in kernels(crate::isa::active()) {
+        for k in Avx2::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Sha512>(&k);
         }
     }

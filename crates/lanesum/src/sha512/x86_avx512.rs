@@ -18,12 +18,14 @@
 //! ports), `vpmultishiftqb` rotates on port 5 and full 80-round unrolling (no change).
 //! All that was on an Intel Xeon; on Zen 5 (2-cycle vector latency) two sets win: x1
 //! 4.8, x2 5.8 GB/s, so the scheduler prefers x2 there.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
 use super::K;
-use crate::isa::{est, Features};
-use crate::lanes::{Cursor, LaneKernel};
+use crate::isa::Avx512;
+use crate::lanes::{lane_sets, Cursor, LaneKernel};
+use crate::uarch::est;
 use crate::x86_transpose::avx512::{enter_sets, leave_sets, switch_sets};
 
 const BLOCK: usize = 128;
@@ -31,30 +33,14 @@ const BLOCK: usize = 128;
 const PREFETCH: usize = 4;
 
 /// The AVX-512 kernels this CPU can run under `features`.
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u64>> {
-    if !features.avx512 {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: Avx512) -> Vec<LaneKernel<u64>> {
     vec![
-        LaneKernel::switched("avx512x1", 8, est(3.4, 2.88, 4.78), run::<1>),
-        LaneKernel::switched("avx512x2", 16, est(3.2, 2.78, 5.8), run::<2>),
+        LaneKernel::switched::<Sets<1>>(t, "avx512x1", 8, est(3.4, 2.88, 4.78)),
+        LaneKernel::switched::<Sets<2>>(t, "avx512x2", 16, est(3.2, 2.78, 5.8)),
     ]
 }
 
-fn run<const S: usize>(
-    state: &mut [u64],
-    blocks: &[&[u8]],
-    nblocks: usize,
-    cur: &mut Cursor<'_, '_, u64>,
-) {
-    assert_eq!(blocks.len(), 8 * S);
-    assert_eq!(state.len(), 64 * S);
-    // SAFETY: this kernel is only listed by `kernels` when `features.avx512` says the CPU
-    // has AVX-512 F+BW, and only reachable through its LaneKernel, whose `compress` and
-    // `compress_switched` check that each lane's slice, and each data switch's, covers
-    // the lane's blocks up to its next data switch or `nblocks`.
-    unsafe { compress::<S>(state, blocks, nblocks, cur) }
-}
+lane_sets!(Switching, u64, Avx512, 8, 8, 128, compress);
 
 /// `vpshufb` mask reversing the bytes of each u64.
 const BSWAP64: [u8; 16] = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
@@ -212,7 +198,7 @@ unsafe fn compress<const S: usize>(
     cur: &mut Cursor<'_, '_, u64>,
 ) {
     let zero = _mm512_setzero_si512();
-    // SAFETY (this and the other `_sets` calls): `run` checked that `state` holds 8
+    // SAFETY: (this and the other `_sets` calls) the caller checked that `state` holds 8
     // words of 8 S lanes, i.e. 64 x 8 S bytes; AVX-512F is on.
     let mut st: [[__m512i; S]; 8] = unsafe { enter_sets(state, cur) };
     // Each lane's current block.
@@ -225,6 +211,7 @@ unsafe fn compress<const S: usize>(
     // SAFETY: as above.
     let ror8 = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(ROR8.as_ptr().cast()) });
     for blk in 0..nblocks {
+        // SAFETY: as `enter_sets` above.
         unsafe { switch_sets(state, cur, blk, &mut st) };
         while let Some((l, p)) = cur.next_data(blk) {
             ptrs[l] = p.as_ptr();
@@ -266,18 +253,19 @@ unsafe fn compress<const S: usize>(
             }
         }
     }
+    // SAFETY: as `enter_sets` above.
     unsafe { leave_sets(state, cur, nblocks, &st) };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::{check_kernel, check_switched};
     use crate::sha512::Sha512;
+    use crate::testing::{check_kernel, check_switched};
 
     #[test]
     fn avx512_kernels_match_reference() {
-        for k in kernels(crate::isa::active()) {
+        for k in Avx512::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Sha512>(&k);
             check_switched::<Sha512>(&k);
         }

@@ -2,36 +2,28 @@
 //! `vprorq` rotates and `vpternlogq` for the three-way XORs, Ch and Maj: ~30 ops a round
 //! and schedule step instead of ~54. Zen 4 runs a 512-bit op as two 256-bit halves, so
 //! there a ymm set costs half a zmm set and batches of 4 k messages fill their lanes.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
 use super::x86_avx2::{rounds16, transpose4, ymm_kernel, BLOCK, BSWAP64, PREFETCH, ROR8};
 use super::K;
-use crate::isa::{est, Features};
-use crate::lanes::LaneKernel;
+use crate::isa::Avx512;
+use crate::lanes::{lane_sets, LaneKernel};
+use crate::uarch::est;
 
 /// The set counts kept, with `est_gbps` from `lanesum speed` (96 x 16 KiB). Zen 4: x1
 /// 2.40 GB/s on 4 lanes (AVX2 x1 1.41), x2 2.79 on 8 (AVX-512 x1 2.81, not kept), x3
 /// 2.79 on 12 (a 16-lane kernel would run them 3/4 full). Not measured on other cores, so
 /// rated to be never chosen there (tests and `lanesum speed` still run them).
-pub(crate) fn kernels(features: Features) -> Vec<LaneKernel<u64>> {
-    if !features.avx512 {
-        return Vec::new();
-    }
+pub(crate) fn kernels(t: Avx512) -> Vec<LaneKernel<u64>> {
     vec![
-        LaneKernel::new("vl256x1", 4, est(0.1, 2.40, 0.1), run::<1>),
-        LaneKernel::new("vl256x3", 12, est(0.1, 2.79, 0.1), run::<3>),
+        LaneKernel::new::<Sets<1>>(t, "vl256x1", 4, est(0.1, 2.40, 0.1)),
+        LaneKernel::new::<Sets<3>>(t, "vl256x3", 12, est(0.1, 2.79, 0.1)),
     ]
 }
 
-fn run<const S: usize>(state: &mut [u64], blocks: &[&[u8]], nblocks: usize) {
-    assert_eq!(blocks.len(), 4 * S);
-    assert_eq!(state.len(), 32 * S);
-    assert!(blocks.iter().all(|b| b.len() >= nblocks * BLOCK));
-    // SAFETY: this kernel is only listed by `kernels` when `features.avx512` says the CPU
-    // has AVX-512F, BW and VL (hence AVX2); the slice lengths were just checked.
-    unsafe { compress::<S>(state, blocks, nblocks) }
-}
+lane_sets!(Plain, u64, Avx512, 8, 4, BLOCK, compress);
 
 macro_rules! big_sigma_vl {
     ($x:expr, $a:literal, $b:literal, $c:literal) => {{
@@ -88,12 +80,12 @@ ymm_kernel!(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::testing::check_kernel;
     use crate::sha512::Sha512;
+    use crate::testing::check_kernel;
 
     #[test]
     fn avx512vl_kernels_match_reference() {
-        for k in kernels(crate::isa::active()) {
+        for k in Avx512::detect().map(kernels).unwrap_or_default() {
             check_kernel::<Sha512>(&k);
         }
     }

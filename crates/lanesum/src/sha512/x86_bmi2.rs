@@ -13,20 +13,14 @@
 //! moved (see `rounds8!`). Measured (16 KiB / 1 MiB, GB/s per core, one process minute):
 //! this path 0.87-0.89 / 0.85-0.93 with the AVX-512VL schedule, 0.76-0.82 / 0.77-0.84
 //! with the AVX2 one; sha2 crate 0.66-0.72; `openssl dgst -sha512` 0.81-0.84 / 0.85-0.86.
-
-use std::sync::OnceLock;
+#![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::K;
-use crate::isa;
-
-/// Whether the CPU has BMI2 (`rorx`); detected once.
-pub(crate) fn has_bmi2() -> bool {
-    static BMI2: OnceLock<bool> = OnceLock::new();
-    *BMI2.get_or_init(|| std::arch::is_x86_feature_detected!("bmi2"))
-}
+use super::{Sha512, K};
+use crate::family::SingleBody;
+use crate::isa::{Avx512, Bmi2};
 
 /// K laid out as the schedule ymm registers: `[K[2s], K[2s+1], K[2s], K[2s+1]]` for step s.
 #[repr(C, align(32))]
@@ -49,19 +43,28 @@ static K2: Aligned160 = {
 #[repr(C, align(32))]
 struct Wk([u64; 160]);
 
-/// Compress whole 128-byte blocks with the fastest path the active features allow.
-///
-/// # Panics
-/// If neither AVX2 nor BMI2 is usable (the caller checks `isa::active().avx2 && has_bmi2()`).
-pub(crate) fn compress(state: &mut [u64; 8], blocks: &[u8]) {
-    let f = isa::active();
-    assert!(f.avx2 && has_bmi2(), "sha512 rorx path needs AVX2 and BMI2");
-    if f.avx512 {
-        // SAFETY: `isa::active()` only reports AVX-512 (F+BW+VL) and AVX2 when the CPU has
-        // them, and BMI2 was checked with CPUID above.
+/// The rounds with the AVX-512VL schedule.
+pub(crate) struct RorxVl;
+
+impl SingleBody<Sha512> for RorxVl {
+    type Token = (Bmi2, Avx512);
+
+    unsafe fn compress(state: &mut [u64; 8], blocks: &[u8]) {
+        // SAFETY: the caller holds the tokens (the trait's contract): the CPU has BMI2,
+        // AVX2 and AVX-512F/BW/VL.
         unsafe { compress_avx512vl(state, blocks) }
-    } else {
-        // SAFETY: as above, AVX2 and BMI2 are present.
+    }
+}
+
+/// The rounds with the AVX2 schedule.
+pub(crate) struct RorxAvx2;
+
+impl SingleBody<Sha512> for RorxAvx2 {
+    type Token = Bmi2;
+
+    unsafe fn compress(state: &mut [u64; 8], blocks: &[u8]) {
+        // SAFETY: the caller holds a `Bmi2` token (the trait's contract): the CPU has
+        // BMI2 and AVX2.
         unsafe { compress_avx2(state, blocks) }
     }
 }
@@ -428,6 +431,7 @@ macro_rules! define_compress {
                         sched!($sig0, $sig1, wk, st + 3, x3, x4, x7, x0, x2);
                     }
                     rounds8!(a, b, c, d, e, f, g, h, bc, x, &wk.0, 0, 16 * i);
+                    // SAFETY: as above, st+7 < 40.
                     unsafe {
                         sched!($sig0, $sig1, wk, st + 4, x4, x5, x0, x1, x3);
                         sched!($sig0, $sig1, wk, st + 5, x5, x6, x1, x2, x4);
@@ -472,39 +476,42 @@ define_compress!(compress_avx2, "avx2,bmi1,bmi2", ssig0_avx2, ssig1_avx2);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Algorithm;
+    use crate::family::{Compress, Single};
+    use crate::{isa, Algorithm};
     use rand::{Rng, SeedableRng};
     use sha2::Digest as _;
 
-    fn usable() -> bool {
-        isa::active().avx2 && has_bmi2()
+    /// Both bodies this CPU can run.
+    fn bodies() -> Vec<(&'static str, Compress<Sha512>)> {
+        let mut v = Vec::new();
+        if let Some(b) = Bmi2::detect() {
+            v.push(("avx2", Single::new::<RorxAvx2>(b, 1.0).compress));
+            if let Some(vl) = Avx512::detect() {
+                v.push(("avx512vl", Single::new::<RorxVl>((b, vl), 1.0).compress));
+            }
+        }
+        v
     }
 
     #[test]
     fn matches_portable_random_blocks() {
-        if !usable() {
-            return;
-        }
         let mut rng = rand::rngs::StdRng::seed_from_u64(0x5ba512);
-        for n in 1..=20 {
-            for rep in 0..8 {
-                let mut state = [0u64; 8];
-                rng.fill(&mut state[..]);
-                // Unaligned start.
-                let off = rep % 8;
-                let mut buf = vec![0u8; n * 128 + off];
-                rng.fill(&mut buf[..]);
-                let data = &buf[off..];
-                let mut want = state;
-                super::super::compress_portable(&mut want, data);
-                let mut got = state;
-                compress(&mut got, data);
-                assert_eq!(got, want, "{n} blocks");
-                // The other schedule variant too (avx2-only), when the process allows it.
-                let mut got2 = state;
-                // SAFETY: usable() checked AVX2 and BMI2.
-                unsafe { compress_avx2(&mut got2, data) };
-                assert_eq!(got2, want, "avx2 variant, {n} blocks");
+        for (name, body) in bodies() {
+            for n in 1..=20 {
+                for rep in 0..8 {
+                    let mut state = [0u64; 8];
+                    rng.fill(&mut state[..]);
+                    // Unaligned start.
+                    let off = rep % 8;
+                    let mut buf = vec![0u8; n * 128 + off];
+                    rng.fill(&mut buf[..]);
+                    let data = &buf[off..];
+                    let mut want = state;
+                    super::super::compress_portable(&mut want, data);
+                    let mut got = state;
+                    body.run(&mut got, data);
+                    assert_eq!(got, want, "{name}, {n} blocks");
+                }
             }
         }
     }
@@ -516,17 +523,19 @@ mod tests {
         rng.fill(&mut data[..]);
         for len in 0..=1000 {
             let m = &data[..len];
-            for (alg, want) in [
-                (Algorithm::Sha384, sha2::Sha384::digest(m).to_vec()),
-                (Algorithm::Sha512, sha2::Sha512::digest(m).to_vec()),
-                (Algorithm::Sha512_224, sha2::Sha512_224::digest(m).to_vec()),
-                (Algorithm::Sha512_256, sha2::Sha512_256::digest(m).to_vec()),
-            ] {
-                assert_eq!(
-                    crate::hash(alg, m).as_bytes(),
-                    &want[..],
-                    "{alg:?} len {len}"
-                );
+            for level in isa::Features::detect().levels() {
+                for (alg, want) in [
+                    (Algorithm::Sha384, sha2::Sha384::digest(m).to_vec()),
+                    (Algorithm::Sha512, sha2::Sha512::digest(m).to_vec()),
+                    (Algorithm::Sha512_224, sha2::Sha512_224::digest(m).to_vec()),
+                    (Algorithm::Sha512_256, sha2::Sha512_256::digest(m).to_vec()),
+                ] {
+                    assert_eq!(
+                        isa::with_level(level, || crate::hash(alg, m)).as_bytes(),
+                        &want[..],
+                        "{alg:?} len {len} at {level}"
+                    );
+                }
             }
         }
     }

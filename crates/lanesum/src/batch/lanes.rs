@@ -1,0 +1,222 @@
+//! Whole messages of the Merkle-Damgård algorithms through the SIMD lanes: the core of
+//! `hash_many`, which the modes built on SHA-256 use directly.
+//!
+//! Messages are taken longest first. Short ones of one shape fill waves of lanes
+//! (`waves`); the scheduler takes the rest and keeps every lane busy: a lane whose
+//! message ends takes the next one at once, padding is done in-lane from a small per-lane
+//! tail buffer, and once the queue is empty it moves the remaining messages to whichever
+//! kernel is fastest for that many (down to SHA-NI or scalar single-stream). Too few
+//! messages for any lanes to pay go one at a time.
+
+use std::sync::OnceLock;
+
+use crate::families::{self, all, each, AllOf, Each};
+use crate::family::{Family, Kernels};
+use crate::isa::Features;
+use crate::lanes::LaneKernel;
+use crate::merkle_damgard::{digest_of, MdHasher};
+use crate::schedule::{self, best_for, Job};
+use crate::waves;
+use crate::{Algorithm, Digest};
+
+/// Whole messages (`total` bytes) through the lanes, starting on `start`, longest first
+/// (the end of the batch, where lanes run empty, then holds short messages): short ones
+/// of one shape in whole waves, the rest through the scheduler, or as one partial wave
+/// if they fit one and share a shape, or one at a time if they are too few for lanes to
+/// pay. A forced kernel keeps submission order so tests can place messages in lanes,
+/// and runs everything, its remainder through the scheduler.
+pub(super) fn run_batch<F: Family>(
+    iv: F::State,
+    out_len: usize,
+    msgs: &[&[u8]],
+    total: usize,
+    ks: &Kernels<F>,
+    start: LaneKernel<F::Word>,
+    forced: bool,
+) -> Vec<Digest> {
+    let kernels = &ks.lanes[..];
+    let n = msgs.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    // Longest first (a check is cheaper than the sort for the common equal lengths).
+    if !forced && !msgs.is_sorted_by(|a, b| a.len() >= b.len()) {
+        order.sort_by_key(|&i| std::cmp::Reverse(msgs[i].len()));
+    }
+    let mut out: Vec<Option<Digest>> = vec![None; n];
+    let mut done = |i: usize, state: &F::State| {
+        debug_assert!(out[i].is_none(), "message {i} hashed twice");
+        out[i] = Some(digest_of::<F>(state, out_len));
+    };
+    // Whole waves only; and past a multiple of the lanes, long messages leave their last
+    // wave to the scheduler with the rest, whose balanced tail spreads them over the lanes.
+    let extra = n % start.lanes;
+    let plan = !forced && blocks_each::<F>(total, n) >= schedule::plan_min_blocks(&start);
+    let waved = if plan && extra > 0 {
+        n.saturating_sub(start.lanes + extra)
+    } else {
+        n - extra
+    };
+    let rest = match waves::run::<F>(&start, iv, msgs, &order[..waved], false, &mut done) {
+        None => order,
+        Some(mut rest) => {
+            rest.extend_from_slice(&order[waved..]);
+            rest
+        }
+    };
+    let start = if forced || rest.len() == n {
+        Some(start)
+    } else if rest.is_empty() {
+        None
+    } else {
+        let total = rest.iter().map(|&i| msgs[i].len()).sum();
+        lanes_for::<F>(kernels, rest.len(), total)
+    };
+    let job = |i: usize| (i, Job::message(iv, msgs[i]));
+    match start {
+        Some(k) => {
+            // What fits one call of its kernel, of one shape, runs as one partial wave.
+            let rest = if !forced && rest.len() <= k.lanes {
+                waves::run::<F>(&k, iv, msgs, &rest, true, &mut done).unwrap_or(rest)
+            } else {
+                rest
+            };
+            if !rest.is_empty() {
+                schedule::run::<F>(kernels, k, !forced, rest.into_iter().map(job), &mut done);
+            }
+        }
+        None => rest
+            .into_iter()
+            .map(job)
+            .for_each(|(i, j)| done(i, &j.run_single(ks.single))),
+    }
+    out.into_iter()
+        .map(|d| d.expect("every message finished"))
+        .collect()
+}
+
+/// The kernel `n` messages of `total` bytes start on, or `None` if they are done sooner
+/// one at a time.
+pub(super) fn lanes_for<F: Family>(
+    kernels: &[LaneKernel<F::Word>],
+    n: usize,
+    total: usize,
+) -> Option<LaneKernel<F::Word>> {
+    let (start, rate) = best_for(kernels, n, blocks_each::<F>(total, n), F::BLOCK);
+    (start.lanes > 1 && !single_is_faster(kernels, &start, rate, n, total)).then_some(start)
+}
+
+/// Whole blocks of `n` messages of `total` bytes, on average.
+fn blocks_each<F: Family>(total: usize, n: usize) -> usize {
+    total / n.max(1) / F::BLOCK
+}
+
+/// Fixed costs in nanoseconds of a batch through the lanes: per call, per lane of the
+/// kernel (lane layout, padding buffers, state in and out) and per message; and of one
+/// message on the single-stream path. Fitted on an Intel Xeon (16 x 64 B MD5 on 16 lanes:
+/// 0.61 us, 0.15 of it hashing; 2 x 1 KiB SHA-1 on SHA-NI x2: 0.86 us, 0.73 hashing; one
+/// 1 KiB SHA-1 message alone 0.54 us, 0.45 hashing); Zen 5 measured 0.73 us for the first
+/// (0.28 hashing), within 10% of the fit.
+const BATCH_NS: f32 = 120.0;
+const LANE_NS: f32 = 10.0;
+const MESSAGE_NS: f32 = 15.0;
+const SINGLE_NS: f32 = 70.0;
+
+/// Whether `n` messages of `total` bytes are done sooner one at a time than through
+/// kernel `k` at `rate` GB/s (as [`best_for`] rates its choice: with the balanced tail for
+/// long messages, so 5 long SHA-256 messages on SHA-NI x4 are not rated as two waves).
+/// The lanes' rates hold for long messages; a few short ones pay the fixed costs above,
+/// which a narrow kernel keeps small (2 x 1 KiB SHA-1: SHA-NI x2 2.38 GB/s, one at a time
+/// 1.96), while two 64-byte MD5 messages took as long through 16 lanes as one after the
+/// other.
+fn single_is_faster<W: Copy>(
+    kernels: &[LaneKernel<W>],
+    k: &LaneKernel<W>,
+    rate: f32,
+    n: usize,
+    total: usize,
+) -> bool {
+    let Some(one) = kernels.iter().find(|k| k.lanes == 1) else {
+        return false;
+    };
+    // GB/s is bytes per nanosecond.
+    let single = n as f32 * SINGLE_NS + total as f32 / one.est_gbps;
+    let fixed = BATCH_NS + LANE_NS * k.lanes as f32 + MESSAGE_NS * n as f32;
+    let lanes = fixed + total as f32 / rate;
+    single < lanes
+}
+
+/// A family's kernels at the process's level, built once (see [`run`]).
+struct Cached;
+
+impl Each for Cached {
+    type Of<F: Family> = OnceLock<(Features, Kernels<F>)>;
+}
+
+static KERNELS: AllOf<Cached> = all!(|F| OnceLock::new());
+
+/// `msgs` of a Merkle-Damgård algorithm hashed at `level`, on the kernel named `forced`
+/// for every message if given. `None` if `alg` has no lanes (not a Merkle-Damgård
+/// algorithm) or no such kernel here.
+pub(crate) fn hash_md(
+    alg: Algorithm,
+    msgs: &[&[u8]],
+    level: Features,
+    forced: Option<&str>,
+) -> Option<Vec<Digest>> {
+    let iv = families::lookup(alg)?;
+    let len = alg.digest_len();
+    each!(iv, KERNELS, |F, iv, cache| {
+        let built;
+        // The first level asked for is kept (the process's, but for tests forcing others).
+        let (at, cached) = cache.get_or_init(|| (level, Kernels::<F>::new(level)));
+        let ks: &Kernels<F> = if *at == level {
+            cached
+        } else {
+            built = Kernels::<F>::new(level);
+            &built
+        };
+        let total: usize = msgs.iter().map(|m| m.len()).sum();
+        let start = match forced {
+            Some(name) => *ks.lanes.iter().find(|k| k.name == name)?,
+            None => match lanes_for::<F>(&ks.lanes, msgs.len(), total) {
+                Some(k) => k,
+                // Too few messages for any multi-lane kernel to win: skip the lane
+                // bookkeeping so a lone message costs what the single-stream path costs.
+                None => {
+                    let one = |m: &&[u8]| {
+                        let mut h = MdHasher::<F>::new(iv, ks.single);
+                        h.update(m);
+                        h.finalize(len)
+                    };
+                    return Some(msgs.iter().map(one).collect());
+                }
+            },
+        };
+        Some(run_batch::<F>(
+            iv,
+            len,
+            msgs,
+            total,
+            ks,
+            start,
+            forced.is_some(),
+        ))
+    })
+}
+
+/// One message of a Merkle-Damgård algorithm on the single-stream path at `level`.
+///
+/// # Panics
+/// If `alg` is not a Merkle-Damgård algorithm.
+pub(crate) fn hash_one(alg: Algorithm, data: &[u8], level: Features) -> Digest {
+    let iv = families::lookup(alg).expect("a Merkle-Damgård algorithm");
+    each!(iv, |F, iv| {
+        let mut h = MdHasher::<F>::new(iv, F::single(level).compress);
+        h.update(data);
+        h.finalize(alg.digest_len())
+    })
+}
+
+/// The kernels of `F` at `level`, the single-stream one first.
+pub(crate) fn kernels<F: Family>(level: Features) -> Vec<LaneKernel<F::Word>> {
+    Kernels::<F>::new(level).lanes
+}

@@ -1,0 +1,118 @@
+//! `hash_many`: many whole messages at once, for every algorithm.
+//!
+//! The Merkle-Damgård algorithms go through the SIMD lanes (`lanes`); BLAKE3's short
+//! messages through its own lanes (`blake3::many`); the others one at a time.
+
+mod lanes;
+mod spread;
+
+pub(crate) use lanes::{hash_md, hash_one};
+pub(crate) use spread::spread;
+
+use crate::families::{self, each};
+use crate::hasher::hash_at;
+use crate::isa::{self, Features};
+use crate::lanes::LaneKernel;
+use crate::{Algorithm, Digest};
+
+/// The digests of `msgs` under `alg`, in order, using the best kernels of this CPU.
+///
+/// ```
+/// use lanesum::{hash, hash_many, Algorithm};
+/// let msgs: Vec<Vec<u8>> = (0..100).map(|i| vec![i as u8; i * 37]).collect();
+/// let digests = hash_many(Algorithm::Sha256, &msgs);
+/// assert_eq!(digests[42], hash(Algorithm::Sha256, &msgs[42]));
+/// ```
+pub fn hash_many<M: AsRef<[u8]>>(alg: Algorithm, msgs: &[M]) -> Vec<Digest> {
+    hash_slices(alg, &slices(msgs), isa::active())
+}
+
+/// Like [`hash_many`], spreading the messages over all rayon threads.
+///
+/// ```
+/// use lanesum::{hash, hash_many_par, Algorithm};
+/// let msgs: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 64 << 10]).collect();
+/// assert_eq!(hash_many_par(Algorithm::Md5, &msgs)[7], hash(Algorithm::Md5, &msgs[7]));
+/// ```
+#[cfg(feature = "rayon")]
+pub fn hash_many_par<M: AsRef<[u8]> + Sync>(alg: Algorithm, msgs: &[M]) -> Vec<Digest> {
+    hash_many_cores(alg, &slices(msgs))
+}
+
+/// The messages as slices: what the schedulers work on.
+fn slices<M: AsRef<[u8]>>(msgs: &[M]) -> Vec<&[u8]> {
+    msgs.iter().map(AsRef::as_ref).collect()
+}
+
+/// [`hash_many`] of slices at `level`.
+pub(crate) fn hash_slices(alg: Algorithm, msgs: &[&[u8]], level: Features) -> Vec<Digest> {
+    run(alg, msgs, level, None).expect("auto kernel choice always exists")
+}
+
+/// [`hash_many_par`] with the `rayon` feature, else [`hash_many`]: what the modes use.
+pub(crate) fn hash_many_cores(alg: Algorithm, msgs: &[&[u8]]) -> Vec<Digest> {
+    let level = isa::active();
+    spread(msgs, |part| hash_slices(alg, part, level))
+}
+
+/// A compression path [`hash_many_with`](crate::diagnostics::hash_many_with) can be forced
+/// onto: its name and lane count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// The path's name, as `lanesum speed` shows it (`x1`, `avx512x2`, `shani-x4`, ...).
+    pub name: &'static str,
+    /// Messages it hashes at once.
+    pub lanes: usize,
+}
+
+/// The kernels `alg` has at `level`, the single-stream one first.
+pub(crate) fn kernel_infos(alg: Algorithm, level: Features) -> Vec<KernelInfo> {
+    fn info<W: Copy>(k: &LaneKernel<W>) -> KernelInfo {
+        KernelInfo {
+            name: k.name,
+            lanes: k.lanes,
+        }
+    }
+    if let Some(iv) = families::lookup(alg) {
+        return each!(iv, |F, _iv| lanes::kernels::<F>(level)
+            .iter()
+            .map(info)
+            .collect());
+    }
+    let mut v = vec![KernelInfo {
+        name: "x1",
+        lanes: 1,
+    }];
+    if let Algorithm::Blake3(_) = alg {
+        // Chunks of different small messages share SIMD lanes (blake3/many.rs).
+        v.push(KernelInfo {
+            name: "lanes",
+            lanes: if level.avx512().is_some() { 16 } else { 8 },
+        });
+    }
+    v
+}
+
+/// `msgs` hashed at `level`, on the kernel named `forced` for every message if given
+/// (`None` if `alg` has no such kernel here).
+pub(crate) fn run(
+    alg: Algorithm,
+    msgs: &[&[u8]],
+    level: Features,
+    forced: Option<&str>,
+) -> Option<Vec<Digest>> {
+    if families::lookup(alg).is_some() {
+        return hash_md(alg, msgs, level, forced);
+    }
+    let hash_each = || msgs.iter().map(|m| hash_at(alg, m, level)).collect();
+    match (alg, forced) {
+        (Algorithm::Blake3(n), None | Some("lanes")) => {
+            Some(crate::blake3::many::hash_many(msgs, n, level))
+        }
+        (_, None | Some("x1")) => Some(hash_each()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,226 @@
+//! What a Merkle-Damgård hash family is to lanesum: its state and block shape, its scalar
+//! reference compression, and the kernels it offers at each instruction-set level.
+//!
+//! Each family (`md5`, `sha1`, `sha256`, `sha512`) implements [`Family`] in its own folder;
+//! `families` maps algorithms onto them, and everything above works on any `F: Family`.
+#![allow(unsafe_code)]
+
+use crate::isa::Features;
+use crate::lanes::{LaneKernel, Plain};
+
+/// A word of chaining state (`u32` or `u64`).
+pub(crate) trait Word:
+    Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
+{
+    const BYTES: usize;
+    /// Truncating conversion, for tests that want random words.
+    #[cfg_attr(not(test), allow(dead_code))]
+    fn from_u64(x: u64) -> Self;
+    fn write_be(self, out: &mut [u8]);
+    fn write_le(self, out: &mut [u8]);
+}
+
+impl Word for u32 {
+    const BYTES: usize = 4;
+    fn from_u64(x: u64) -> Self {
+        x as u32
+    }
+    fn write_be(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_be_bytes()[..out.len()]);
+    }
+    fn write_le(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes()[..out.len()]);
+    }
+}
+
+impl Word for u64 {
+    const BYTES: usize = 8;
+    fn from_u64(x: u64) -> Self {
+        x
+    }
+    fn write_be(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_be_bytes()[..out.len()]);
+    }
+    fn write_le(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes()[..out.len()]);
+    }
+}
+
+/// Largest block of any family (SHA-512).
+pub(crate) const MAX_BLOCK: usize = 128;
+
+/// One Merkle–Damgård hash family: its block shape and its compression functions.
+pub(crate) trait Family: Sized + 'static {
+    type Word: Word;
+    /// The chaining state, `[Word; N]`.
+    type State: Copy
+        + Default
+        + Send
+        + Sync
+        + std::fmt::Debug
+        + AsRef<[Self::Word]>
+        + AsMut<[Self::Word]>;
+    /// Words of chaining state.
+    const WORDS: usize;
+    /// Block size in bytes.
+    const BLOCK: usize;
+    /// Size of the trailing message-length field in bytes (8, or 16 for SHA-512).
+    const LEN_BYTES: usize;
+    /// Length field and digest words are big-endian (SHA) rather than little-endian (MD5).
+    const BIG_ENDIAN: bool;
+
+    /// The plain scalar compression function: the reference every fast kernel is tested
+    /// against. `blocks.len()` is a multiple of `BLOCK`.
+    fn compress_portable(state: &mut Self::State, blocks: &[u8]);
+
+    /// The fastest single-stream compression `level` allows (scalar by default).
+    fn single(level: Features) -> Single<Self> {
+        let _ = level;
+        Single::portable(Self::portable_gbps())
+    }
+
+    /// Rough GB/s per core of [`compress_portable`](Self::compress_portable).
+    fn portable_gbps() -> f32;
+
+    /// Multi-lane kernels usable at `level`, besides the single-stream one.
+    fn lane_kernels(level: Features) -> Vec<LaneKernel<Self::Word>> {
+        let _ = level;
+        Vec::new()
+    }
+}
+
+/// Single-stream compression code of family `F`.
+pub(crate) trait SingleBody<F: Family>: 'static {
+    /// What the code needs of the CPU: an `isa` token, or `()` for portable code.
+    type Token: Copy;
+
+    /// Compress whole blocks (`blocks.len()` a multiple of `F::BLOCK`).
+    ///
+    /// # Safety
+    /// The caller holds a `Self::Token`: the CPU runs the code's instructions.
+    unsafe fn compress(state: &mut F::State, blocks: &[u8]);
+}
+
+/// [`SingleBody::compress`] of `S` behind a safe signature; only ever stored by
+/// [`Single::new`], which took an `S::Token`.
+fn single_body<F: Family, S: SingleBody<F>>(state: &mut F::State, blocks: &[u8]) {
+    assert!(blocks.len().is_multiple_of(F::BLOCK));
+    // SAFETY: this instance is only reachable through a `Compress` or `LaneKernel` that
+    // `Single::new::<F, S>` built from an `S::Token`.
+    unsafe { S::compress(state, blocks) }
+}
+
+/// The scalar reference as a [`SingleBody`].
+struct Portable;
+
+impl<F: Family> SingleBody<F> for Portable {
+    type Token = ();
+
+    unsafe fn compress(state: &mut F::State, blocks: &[u8]) {
+        F::compress_portable(state, blocks)
+    }
+}
+
+/// One lane over a single-stream body: the "x1" kernel of every family.
+struct OneLane<F, S>(std::marker::PhantomData<(F, S)>);
+
+impl<F: Family, S: SingleBody<F>> Plain<F::Word> for OneLane<F, S> {
+    type Token = S::Token;
+
+    unsafe fn compress(state: &mut [F::Word], blocks: &[&[u8]], nblocks: usize) {
+        let mut s = F::State::default();
+        s.as_mut().copy_from_slice(state);
+        // SAFETY: the caller holds an `S::Token` (this kernel's), as `S` needs.
+        unsafe { S::compress(&mut s, &blocks[0][..nblocks * F::BLOCK]) };
+        state.copy_from_slice(s.as_ref());
+    }
+}
+
+/// A single-stream compression, callable from safe code: it can only be made from the
+/// token its code needs.
+pub(crate) struct Compress<F: Family>(fn(&mut F::State, &[u8]));
+
+// Manual impls: derives would demand `F: Clone` of the marker type.
+impl<F: Family> Clone for Compress<F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<F: Family> Copy for Compress<F> {}
+
+impl<F: Family> Compress<F> {
+    /// Compress whole blocks (`blocks.len()` a multiple of `F::BLOCK`).
+    #[inline]
+    pub(crate) fn run(self, state: &mut F::State, blocks: &[u8]) {
+        (self.0)(state, blocks)
+    }
+}
+
+/// A family's single-stream path at one level: the compression, and the same as a
+/// one-lane kernel for the scheduler.
+pub(crate) struct Single<F: Family> {
+    pub compress: Compress<F>,
+    pub kernel: LaneKernel<F::Word>,
+}
+
+impl<F: Family> Single<F> {
+    /// The single-stream body `S`, which `token` proves this CPU can run, at `gbps`.
+    pub(crate) fn new<S: SingleBody<F>>(token: S::Token, gbps: f32) -> Self {
+        Single {
+            compress: Compress(single_body::<F, S>),
+            kernel: LaneKernel::new::<OneLane<F, S>>(token, "x1", 1, gbps),
+        }
+    }
+
+    /// The scalar reference.
+    pub(crate) fn portable(gbps: f32) -> Self {
+        Self::new::<Portable>((), gbps)
+    }
+}
+
+/// Every kernel of family `F` at one level.
+pub(crate) struct Kernels<F: Family> {
+    /// The single-stream compression (also `lanes[0]`, as a one-lane kernel).
+    pub single: Compress<F>,
+    /// Every kernel, the single-stream one first.
+    pub lanes: Vec<LaneKernel<F::Word>>,
+}
+
+impl<F: Family> Kernels<F> {
+    pub(crate) fn new(level: Features) -> Self {
+        let single = F::single(level);
+        let mut lanes = vec![single.kernel];
+        lanes.extend(F::lane_kernels(level));
+        Kernels {
+            single: single.compress,
+            lanes,
+        }
+    }
+
+    /// The widest kernel's lanes.
+    pub(crate) fn widest(&self) -> usize {
+        self.lanes.iter().map(|k| k.lanes).max().unwrap_or(1)
+    }
+}
+
+/// Lane `l`'s chaining state, out of the word-major columns of `lanes` lanes.
+pub(crate) fn lane_state<F: Family>(state: &[F::Word], lanes: usize, l: usize) -> F::State {
+    let mut s = F::State::default();
+    for (w, v) in s.as_mut().iter_mut().enumerate() {
+        *v = state[w * lanes + l];
+    }
+    s
+}
+
+/// Puts `s` into lane `l` of the word-major columns of `lanes` lanes.
+pub(crate) fn set_lane_state<F: Family>(
+    state: &mut [F::Word],
+    lanes: usize,
+    l: usize,
+    s: &F::State,
+) {
+    for (w, &v) in s.as_ref().iter().enumerate() {
+        state[w * lanes + l] = v;
+    }
+}
