@@ -2,14 +2,13 @@
 //! (its output was compared byte for byte while these were written) and from BLAKE3's
 //! official test vectors.
 
-#[path = "../../lanesum/tests/common/mod.rs"]
 mod common;
 
 use std::fs;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_lanesum");
+use common::{hex, pattern, Run, BIN};
+
 /// BLAKE3 of `hello\n`.
 const HELLO: &str = "8e4c7c1b99dbfd50e7a95185fead5ee1448fa904a2fdd778eaf5f2dbfd629a99";
 /// The official vectors' key and context.
@@ -33,37 +32,22 @@ impl Fixture {
         fs::write(self.dir.path().join(name), content).unwrap();
     }
 
-    fn b3sum(&self, args: &[&str], stdin: &[u8]) -> Output {
-        let mut child = Command::new(self.dir.path().join("b3sum"))
-            .args(args)
-            .current_dir(self.dir.path())
-            .env_remove("LANESUM_ISA")
+    /// The personality, through a symlink named b3sum.
+    fn cmd(&self, args: &[&str], stdin: &[u8]) -> Run {
+        Run::new(self.dir.path().join("b3sum"), self.dir.path())
             .env_remove("LANESUM_NO_MMAP")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let _ = child.stdin.take().unwrap().write_all(stdin);
-        child.wait_with_output().unwrap()
+            .args(args)
+            .stdin(stdin)
+    }
+
+    fn b3sum(&self, args: &[&str], stdin: &[u8]) -> Output {
+        self.cmd(args, stdin).output()
     }
 
     /// Stdout of a run that must succeed.
     fn ok(&self, args: &[&str], stdin: &[u8]) -> String {
-        let out = self.b3sum(args, stdin);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        self.cmd(args, stdin).ok()
     }
-}
-
-/// The vectors' input: bytes 0, 1, ..., 250, 0, 1, ...
-fn input(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i % 251) as u8).collect()
 }
 
 #[test]
@@ -180,26 +164,17 @@ fn tag_lines_print_and_check() {
 #[test]
 fn keyed_derive_key_and_seek_match_the_official_vectors() {
     let f = Fixture::new();
-    // One case written out, so the test means something without the shared folder.
-    let mut cases = vec![(
-        1025,
-        "d00278ae47eb27b34faecf67b4fe263f82d5412916c1ffd97c8cb7fb814b8444".to_string(),
-        "357dc55de0c7e382c900fd6e320acc04146be01db6a8ce7210b7189bd664ea69".to_string(),
-        "effaa245f065fbf82ac186839a249707c3bddf6d3fdda22d1b95a3c970379bcb".to_string(),
-    )];
-    if let Some(dir) = common::vectors_dir() {
-        let text = fs::read_to_string(dir.join("blake3/test_vectors.json")).unwrap();
-        let tv: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(tv["key"].as_str().unwrap().as_bytes(), KEY);
-        assert_eq!(tv["context_string"], CONTEXT);
-        for c in tv["cases"].as_array().unwrap() {
-            let s = |k: &str| c[k].as_str().unwrap().to_string();
-            let len = c["input_len"].as_u64().unwrap() as usize;
-            cases.push((len, s("hash"), s("keyed_hash"), s("derive_key")));
-        }
-    }
-    for (len, hash, keyed, derived) in cases {
-        f.write("in", &input(len));
+    let text = fs::read_to_string(common::vectors().join("blake3/test_vectors.json")).unwrap();
+    let tv: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(tv["key"].as_str().unwrap().as_bytes(), KEY);
+    assert_eq!(tv["context_string"], CONTEXT);
+    let cases = tv["cases"].as_array().unwrap();
+    assert!(!cases.is_empty());
+    for c in cases {
+        let s = |k: &str| c[k].as_str().unwrap().to_string();
+        let len = c["input_len"].as_u64().unwrap() as usize;
+        let (hash, keyed, derived) = (s("hash"), s("keyed_hash"), s("derive_key"));
+        f.write("in", &pattern(len));
         let hex = |args: &[&str], stdin: &[u8]| {
             let mut all = vec!["--no-names"];
             all.extend_from_slice(args);
@@ -254,7 +229,7 @@ fn keyed_mode_refuses_a_bad_key_and_stdin() {
 fn long_outputs_stream_and_read_paths_agree() {
     let f = Fixture::new();
     // Large enough to be mapped (16 MiB), and to stream where it may not be.
-    let data = input(17 << 20);
+    let data = pattern(17 << 20);
     f.write("big", &data);
     // Past what the lanes compute (64 KiB): the blake3 crate's reader, from the start.
     let long = f.ok(&["--no-names", "-l", "70000", "a"], b"");
@@ -281,10 +256,6 @@ fn long_outputs_stream_and_read_paths_agree() {
         f.b3sum(&["--num-threads", "x", "a"], b"").status.code(),
         Some(2)
     );
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// b3sum opens what it is given; a directory fails on read, as in b3sum.

@@ -1,39 +1,19 @@
 //! End-to-end tests of the whole-input modes: `-a md5p8/blake2bp/blake2sp/btv2`,
 //! `--etag`, `--blocks`, `--torrent-pieces`.
 
+mod common;
+
 use std::fs;
-use std::path::Path;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_lanesum");
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("LANESUM_ISA")
-        .output()
-        .unwrap()
-}
-
-fn stdout(dir: &Path, args: &[&str]) -> String {
-    let o = run(dir, args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
+use common::{md5, ok, pattern, run, Run};
 
 fn fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("abc"), b"abc").unwrap();
     fs::write(dir.path().join("empty"), b"").unwrap();
     fs::write(dir.path().join("t"), b"test1test2").unwrap();
-    // pattern(20971643) of s3-etag.txt: byte i = i mod 251.
-    let p: Vec<u8> = (0..20_971_643usize).map(|i| (i % 251) as u8).collect();
-    fs::write(dir.path().join("p"), p).unwrap();
+    // pattern(20971643) of s3-etag.txt.
+    fs::write(dir.path().join("p"), pattern(20_971_643)).unwrap();
     dir
 }
 
@@ -42,45 +22,42 @@ fn mode_algorithms_print_and_check() {
     let f = fixture();
     let d = f.path();
     assert_eq!(
-        stdout(d, &["-a", "md5p8", "abc", "empty"]),
+        ok(d, &["-a", "md5p8", "abc", "empty"]),
         "bf282d6afc7daacf5b7fdd55202e0ca0  abc\n9912387c72711229dba3cadff3ea28df  empty\n"
     );
     assert_eq!(
-        stdout(d, &["-a", "md5p8", "--tag", "abc"]),
+        ok(d, &["-a", "md5p8", "--tag", "abc"]),
         "MD5P8 (abc) = bf282d6afc7daacf5b7fdd55202e0ca0\n"
     );
-    assert!(stdout(d, &["-a", "blake2bp", "empty"]).starts_with("b5ef811a8038f70b628fa8b2"));
-    assert!(stdout(d, &["-a", "blake2sp", "empty"]).starts_with("dd0e891776933f43c7d032b0"));
+    assert!(ok(d, &["-a", "blake2bp", "empty"]).starts_with("b5ef811a8038f70b628fa8b2"));
+    assert!(ok(d, &["-a", "blake2sp", "empty"]).starts_with("dd0e891776933f43c7d032b0"));
     assert_eq!(
-        stdout(d, &["-a", "btv2", "abc", "empty"]),
+        ok(d, &["-a", "btv2", "abc", "empty"]),
         format!(
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  abc\n{}  empty\n",
             "0".repeat(64)
         )
     );
     // Tagged and untagged lists verify, including a non-default BLAKE2bp length.
-    let tagged = stdout(
+    let tagged = ok(
         d,
         &["-a", "md5p8,blake2bp,blake2sp,btv2", "abc", "p", "empty"],
     );
     fs::write(d.join("tagged"), &tagged).unwrap();
     assert_eq!(
-        stdout(d, &["-c", "tagged"])
+        ok(d, &["-c", "tagged"])
             .lines()
             .filter(|l| l.ends_with(": OK"))
             .count(),
         12
     );
-    let short = stdout(d, &["-a", "blake2bp", "-l", "256", "abc"]);
+    let short = ok(d, &["-a", "blake2bp", "-l", "256", "abc"]);
     assert_eq!(short.split_whitespace().next().unwrap().len(), 64);
     fs::write(d.join("short"), &short).unwrap();
-    assert_eq!(stdout(d, &["-a", "blake2bp", "-c", "short"]), "abc: OK\n");
-    let plain = stdout(d, &["-a", "md5p8", "abc", "p"]);
+    assert_eq!(ok(d, &["-a", "blake2bp", "-c", "short"]), "abc: OK\n");
+    let plain = ok(d, &["-a", "md5p8", "abc", "p"]);
     fs::write(d.join("plain"), &plain).unwrap();
-    assert_eq!(
-        stdout(d, &["-a", "md5p8", "-c", "plain"]),
-        "abc: OK\np: OK\n"
-    );
+    assert_eq!(ok(d, &["-a", "md5p8", "-c", "plain"]), "abc: OK\np: OK\n");
     // Without -a, a 32-digit untagged line is MD5, which md5p8 digests are not.
     assert!(!run(d, &["-c", "plain"]).status.success());
 }
@@ -90,18 +67,18 @@ fn etag() {
     let f = fixture();
     let d = f.path();
     assert_eq!(
-        stdout(d, &["--etag", "8M", "p", "t", "empty"]),
+        ok(d, &["--etag", "8M", "p", "t", "empty"]),
         "db4d5483a7fd28b8045f7383a201a2e9-3  p\n\
          beff3fcba56f29677c5d52b843df365e  t\n\
          d41d8cd98f00b204e9800998ecf8427e  empty\n"
     );
     assert_eq!(
-        stdout(d, &["--etag=5", "t"]),
+        ok(d, &["--etag=5", "t"]),
         "4b28e9aa66476ee94ee809b975bd8816-2  t\n"
     );
     assert_eq!(
-        stdout(d, &["--etag", "8388608", "p"]),
-        stdout(d, &["--etag", "8MiB", "p"])
+        ok(d, &["--etag", "8388608", "p"]),
+        ok(d, &["--etag", "8MiB", "p"])
     );
 }
 
@@ -110,19 +87,19 @@ fn blocks_and_torrent_pieces() {
     let f = fixture();
     let d = f.path();
     assert_eq!(
-        stdout(d, &["--blocks", "2", "-a", "md5", "abc", "empty"]),
+        ok(d, &["--blocks", "2", "-a", "md5", "abc", "empty"]),
         "187ef4436122d1cc2f40dc2b92f0eba0  abc:0\n4a8a08f09d37b73795649038408b5f33  abc:1\n"
     );
     assert_eq!(
-        stdout(d, &["--blocks", "2", "-a", "md5,sha1", "abc"]),
+        ok(d, &["--blocks", "2", "-a", "md5,sha1", "abc"]),
         "MD5 (abc:0) = 187ef4436122d1cc2f40dc2b92f0eba0\n\
          SHA1 (abc:0) = da23614e02469a0d7c7bd1bdab5c9c474b1904dc\n\
          MD5 (abc:1) = 4a8a08f09d37b73795649038408b5f33\n\
          SHA1 (abc:1) = 84a516841ba77a5b4648de2cd0dfcb30ea46dbb4\n"
     );
-    let pieces = stdout(d, &["--torrent-pieces", "1M", "p"]);
+    let pieces = ok(d, &["--torrent-pieces", "1M", "p"]);
     assert_eq!(pieces.lines().count(), 21);
-    assert_eq!(pieces, stdout(d, &["--blocks", "1M", "-a", "sha1", "p"]));
+    assert_eq!(pieces, ok(d, &["--blocks", "1M", "-a", "sha1", "p"]));
     assert!(pieces.lines().last().unwrap().ends_with("  p:20"));
 }
 
@@ -132,13 +109,12 @@ fn blocks_past_one_chunk_keep_their_order() {
     let f = fixture();
     let d = f.path();
     let p = fs::read(d.join("p")).unwrap();
-    let out = stdout(d, &["--blocks", "64", "-a", "md5", "p"]);
+    let out = ok(d, &["--blocks", "64", "-a", "md5", "p"]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), p.len().div_ceil(64));
     for i in [0, 65_535, 65_536, 65_537, 131_072, lines.len() - 1] {
         let block = &p[i * 64..((i + 1) * 64).min(p.len())];
-        let want = lanesum::hash(lanesum::Algorithm::Md5, block).to_hex();
-        assert_eq!(lines[i], format!("{want}  p:{i}"));
+        assert_eq!(lines[i], format!("{}  p:{i}", md5(block)));
     }
 }
 
@@ -165,8 +141,6 @@ fn bad_usage() {
 /// file read whole.
 #[test]
 fn modes_stream_standard_input() {
-    use std::io::Write;
-    use std::process::Stdio;
     let f = fixture();
     let d = f.path();
     let p = fs::read(d.join("p")).unwrap();
@@ -177,21 +151,9 @@ fn modes_stream_standard_input() {
         &["--torrent-pieces", "256K"],
         &["--blocks", "64", "-a", "md5"],
     ] {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .arg("-")
-            .env_remove("LANESUM_ISA")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let data = p.clone();
-        let feeder = std::thread::spawn(move || stdin.write_all(&data).unwrap());
-        let o = child.wait_with_output().unwrap();
-        feeder.join().unwrap();
+        let o = Run::lanesum(d).args(args).arg("-").stdin(&p).output();
         assert!(o.status.success(), "{args:?}");
-        let whole = stdout(d, &[args, &["p"]].concat());
+        let whole = ok(d, &[args, &["p"]].concat());
         let streamed = String::from_utf8(o.stdout).unwrap();
         assert_eq!(
             streamed.replace("  -", "  p").replace("(-:", "(p:"),
@@ -213,14 +175,11 @@ fn unmapped_large_files_stream_alike() {
         &["--torrent-pieces", "4M", "p"],
         &["-a", "md5p8,blake2bp,btv2", "p"],
     ] {
-        let read = Command::new(BIN)
-            .args(args)
-            .current_dir(d)
-            .env_remove("LANESUM_ISA")
+        let read = Run::lanesum(d)
             .env("LANESUM_NO_MMAP", "1")
-            .output()
-            .unwrap();
+            .args(args)
+            .output();
         assert!(read.status.success(), "{args:?}");
-        assert_eq!(String::from_utf8(read.stdout).unwrap(), stdout(d, args));
+        assert_eq!(String::from_utf8(read.stdout).unwrap(), ok(d, args));
     }
 }

@@ -1,50 +1,18 @@
 //! End-to-end tests of whole-tree hashing: `-r`, `-L`, `--exclude`, `--files-from`, `-0`,
 //! FIFOs, unreadable directories, non-UTF-8 names and big (streamed) files.
 
+mod common;
+
 use std::ffi::OsStr;
 use std::fs;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use lanesum::{hash, Algorithm};
 
-const BIN: &str = env!("CARGO_BIN_EXE_lanesum");
-
-fn run_in(dir: &Path, args: &[&OsStr], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("LANESUM_ISA")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    run_in(dir, &args, b"")
-}
-
-fn ok(dir: &Path, args: &[&str]) -> String {
-    let o = run(dir, args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
-
-fn md5(data: &[u8]) -> String {
-    hash(Algorithm::Md5, data).to_hex()
-}
+use common::{md5, ok, run, run_in, BIN};
 
 /// t/{b, a/{z, y}, c.tmp, sub/{x, deep/w}} with distinct contents.
 fn tree() -> tempfile::TempDir {
