@@ -7,82 +7,20 @@
 //! figures are GB/s per core even when other processes compete for the cores; each path is
 //! timed in the same process on the same buffers, so ratios between paths are meaningful.
 
-use std::ffi::OsString;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use clap::{Arg, ArgAction, Command};
 use lanesum::{hash_many, hash_many_with, kernels, Algorithm};
 
-const DEFAULT_SIZES: [usize; 4] = [64, 1024, 16 * 1024, 1024 * 1024];
-/// Messages per batch: enough to fill the widest kernels' lanes.
-const BATCH: usize = 64;
+use crate::options::SpeedOptions;
+use crate::sys::thread_cpu_time;
+
 /// `--counts` measures 1..=COUNTS messages. Every count takes its messages in turn from
 /// one ring of COUNTS messages, so all touch the same bytes: hashing the same few
 /// messages again and again kept them in the L2 cache only while they fit (32 x 16 KiB
 /// did, 33 did not on Zen 5), a 10% step between two counts that had nothing to do with
 /// filling lanes.
 const COUNTS: usize = 64;
-
-fn command() -> Command {
-    Command::new("lanesum speed")
-        .about("Measure hashing throughput (GB/s per core) of every path on this CPU")
-        .arg(
-            Arg::new("algorithm")
-                .short('a')
-                .long("algorithm")
-                .value_name("ALGO[,ALGO...]")
-                .help("algorithms to measure [default: md5,sha1,sha256,sha512,blake2b,blake2s,blake3]"),
-        )
-        .arg(
-            Arg::new("sizes")
-                .long("sizes")
-                .value_name("BYTES[,BYTES...]")
-                .help("message sizes (suffixes K, M allowed) [default: 64,1K,16K,1M]"),
-        )
-        .arg(
-            Arg::new("batch")
-                .long("batch")
-                .value_name("N")
-                .value_parser(clap::value_parser!(usize))
-                .help("messages hashed together per measurement [default: 64]"),
-        )
-        .arg(
-            Arg::new("counts")
-                .long("counts")
-                .action(ArgAction::SetTrue)
-                .help("instead: auto path throughput for 1..=64 messages at each size (cliff check); every count cycles through as many bytes as 64 messages, so all see the same caches"),
-        )
-        .arg(
-            Arg::new("modes")
-                .long("modes")
-                .action(ArgAction::SetTrue)
-                .help("instead: the whole-input modes (md5p8, blake2bp/sp, blocks, etag, torrent) vs their plain hashes on one buffer of the largest --sizes [default: 1G], on one core and on all cores"),
-        )
-        .arg(
-            Arg::new("time")
-                .long("time")
-                .value_name("SECONDS")
-                .value_parser(clap::value_parser!(f64))
-                .help("minimum time per measurement [default: 0.2]"),
-        )
-        .arg(
-            Arg::new("json")
-                .long("json")
-                .action(ArgAction::SetTrue)
-                .help("one JSON object per measurement"),
-        )
-}
-
-fn parse_size(s: &str) -> Option<usize> {
-    let s = s.trim();
-    let (num, mul) = match s.char_indices().last()? {
-        (i, 'k' | 'K') => (&s[..i], 1024),
-        (i, 'm' | 'M') => (&s[..i], 1024 * 1024),
-        _ => (s, 1),
-    };
-    num.parse::<usize>().ok()?.checked_mul(mul)
-}
 
 fn size_label(n: usize) -> String {
     if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
@@ -92,19 +30,6 @@ fn size_label(n: usize) -> String {
     } else {
         format!("{n}B")
     }
-}
-
-/// CPU time consumed by the calling thread.
-fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_THREAD_CPUTIME_ID exists on Linux
-    // and every Unix lanesum builds for.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// CPU seconds per call of `f`, the best of several rounds of at least `min / 3` each.
@@ -152,78 +77,20 @@ struct Row {
     gbps: f64,
 }
 
-/// Entry point; `args` are the words after `speed`. Returns the exit status.
-pub fn run(args: Vec<OsString>) -> i32 {
-    // Its report is printed line by line as measured; a reader that stops early ends it.
-    crate::report::default_sigpipe();
-    // Paths that would spread work over rayon's threads (BLAKE3's large updates) must stay
-    // on this thread, whose CPU clock is the one measured.
-    match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
-        Ok(pool) => pool.install(|| run_single_threaded(args)),
-        Err(e) => {
-            eprintln!("lanesum speed: {e}");
-            1
-        }
-    }
-}
-
-fn run_single_threaded(args: Vec<OsString>) -> i32 {
-    let m = match command().no_binary_name(true).try_get_matches_from(args) {
-        Ok(m) => m,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
-        }
-    };
-    let algs: Vec<Algorithm> = match m.get_one::<String>("algorithm") {
-        None => [
-            "md5", "sha1", "sha256", "sha512", "blake2b", "blake2s", "blake3",
-        ]
-        .iter()
-        .map(|s| s.parse().unwrap())
-        .collect(),
-        Some(list) => match list.split(',').map(str::parse).collect() {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("lanesum speed: {e}");
-                return 1;
-            }
-        },
-    };
-    let sizes: Vec<usize> = match m.get_one::<String>("sizes") {
-        None => DEFAULT_SIZES.to_vec(),
-        Some(list) => match list.split(',').map(parse_size).collect::<Option<Vec<_>>>() {
-            Some(v) if !v.is_empty() && v.iter().all(|&s| (1..=1 << 30).contains(&s)) => v,
-            _ => {
-                eprintln!("lanesum speed: invalid --sizes '{list}'");
-                return 1;
-            }
-        },
-    };
-    let batch = m
-        .get_one::<usize>("batch")
-        .copied()
-        .unwrap_or(BATCH)
-        .clamp(1, 4096);
-    let time = m.get_one::<f64>("time").copied().unwrap_or(0.2);
-    if time.is_nan() {
-        eprintln!("lanesum speed: invalid --time '{time}'");
-        return 1;
-    }
-    let min = Duration::from_secs_f64(time.clamp(0.01, 60.0));
-    let json = m.get_flag("json");
-    let counts = m.get_flag("counts");
-    let modes = m.get_flag("modes");
-    // The table hashes `batch` messages of each size from one buffer.
-    if !modes && sizes.iter().any(|&s| s.saturating_mul(batch) > 1 << 30) {
-        eprintln!("lanesum speed: at most 1 GiB of messages per size (--sizes x --batch)");
-        return 1;
-    }
-    if modes {
-        let size = match m.get_one::<String>("sizes") {
-            Some(_) => *sizes.iter().max().unwrap(),
-            None => 1 << 30,
-        };
+/// Measure what `opts` ask for, on the calling thread (main runs it in a pool of one
+/// thread: paths that would spread work over rayon's threads, BLAKE3's large updates,
+/// must stay on the thread whose CPU clock is measured). Returns the exit status.
+pub fn run(opts: &SpeedOptions) -> i32 {
+    let SpeedOptions {
+        ref algs,
+        ref sizes,
+        batch,
+        min,
+        json,
+        counts,
+        modes,
+    } = *opts;
+    if let Some(size) = modes {
         return run_modes(size, min, json);
     }
 
@@ -258,9 +125,9 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
     };
 
     let mut rows = Vec::new();
-    for &alg in &algs {
+    for &alg in algs {
         if counts {
-            for &size in &sizes {
+            for &size in sizes {
                 // The ring twice over, so that any `count` in turn are one slice.
                 let ring = messages(size, COUNTS).repeat(2);
                 for count in 1..=COUNTS {
@@ -288,7 +155,7 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
             .collect();
         paths.push(("auto".into(), 0));
         for (path, lanes) in paths {
-            for &size in &sizes {
+            for &size in sizes {
                 let msgs = messages(size, batch);
                 let t = time_best(min, || {
                     let d = if path == "auto" {
@@ -313,7 +180,7 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
         }
     }
     if !json && !counts {
-        print_table(&rows, &sizes);
+        print_table(&rows, sizes);
     }
     0
 }
