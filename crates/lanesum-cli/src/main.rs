@@ -131,13 +131,14 @@ fn run_b3sum(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
 /// thread, whose CPU clock is the one measured.
 fn run_speed(args: Vec<OsString>) -> i32 {
     sys::default_sigpipe();
+    let mut rep = Reporter::new("lanesum");
     match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
-        Ok(pool) => pool.install(|| match flags::parse_speed(args) {
-            Ok(opts) => speed::run(&opts),
+        Ok(pool) => pool.install(|| match flags::parse_speed(args, &mut rep) {
+            Ok(opts) => speed::run(&opts, &mut rep),
             Err(code) => code,
         }),
         Err(e) => {
-            eprintln!("lanesum speed: {e}");
+            rep.stderr(&format!("lanesum speed: {e}\n"));
             1
         }
     }

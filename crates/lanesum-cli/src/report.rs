@@ -4,7 +4,9 @@
 //! both go to the same place, and after every record when it is a terminal; otherwise it
 //! is written in large blocks (one write per file costs more than hashing a small file).
 //! A closed stdout ends the process by SIGPIPE, like coreutils; any other write failure
-//! prints `PROG: write error` and exits 1, as md5sum 9.1 does on /dev/full.
+//! prints `PROG: write error` and exits 1, as md5sum 9.1 does on /dev/full. Every output
+//! of the command goes through the one [`Reporter`] (`lanesum speed`'s included), so
+//! none panics on a failed write.
 
 use std::io::{self, BufWriter, Write};
 use std::process;

@@ -6,6 +6,10 @@
 //! Everything runs on the calling thread and is timed by that thread's CPU clock, so the
 //! figures are GB/s per core even when other processes compete for the cores; each path is
 //! timed in the same process on the same buffers, so ratios between paths are meaningful.
+//!
+//! The report goes through the command's `Reporter`, a line at a time as it is measured:
+//! a closed pipe ends it by SIGPIPE, quietly (`lanesum speed | head -3`), any other write
+//! error with `lanesum: write error`, exit 1 (`lanesum speed > /dev/full`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -13,6 +17,7 @@ use std::time::{Duration, Instant};
 use lanesum::{hash_many, hash_many_with, kernels, Algorithm};
 
 use crate::options::SpeedOptions;
+use crate::report::Reporter;
 use crate::sys::thread_cpu_time;
 
 /// `--counts` measures 1..=COUNTS messages. Every count takes its messages in turn from
@@ -80,7 +85,7 @@ struct Row {
 /// Measure what `opts` ask for, on the calling thread (main runs it in a pool of one
 /// thread: paths that would spread work over rayon's threads, BLAKE3's large updates,
 /// must stay on the thread whose CPU clock is measured). Returns the exit status.
-pub fn run(opts: &SpeedOptions) -> i32 {
+pub fn run(opts: &SpeedOptions, rep: &mut Reporter) -> i32 {
     let SpeedOptions {
         ref algs,
         ref sizes,
@@ -91,24 +96,27 @@ pub fn run(opts: &SpeedOptions) -> i32 {
         modes,
     } = *opts;
     if let Some(size) = modes {
-        return run_modes(size, min, json);
+        return run_modes(size, min, json, rep);
     }
 
     let features = match lanesum::isa::try_active() {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("lanesum speed: {e}");
+            rep.stderr(&format!("lanesum speed: {e}\n"));
             return 2;
         }
     };
     if !json {
-        println!(
+        say(
+            rep,
+            &format!(
             "lanesum speed: instruction sets {features}; GB/s per core (1 thread), {} per batch",
             if counts {
                 "1..=64 messages".to_string()
             } else {
                 format!("{batch} messages")
             }
+        ),
         );
     }
 
@@ -144,7 +152,7 @@ pub fn run(opts: &SpeedOptions) -> i32 {
                         count,
                         gbps: (size * count) as f64 / t / 1e9,
                     });
-                    emit(rows.last().unwrap(), json);
+                    emit(rows.last().unwrap(), json, rep);
                 }
             }
             continue;
@@ -174,13 +182,13 @@ pub fn run(opts: &SpeedOptions) -> i32 {
                     gbps: (size * batch) as f64 / t / 1e9,
                 });
                 if json {
-                    emit(rows.last().unwrap(), true);
+                    emit(rows.last().unwrap(), true, rep);
                 }
             }
         }
     }
     if !json && !counts {
-        print_table(&rows, sizes);
+        print_table(&rows, sizes, rep);
     }
     0
 }
@@ -188,7 +196,7 @@ pub fn run(opts: &SpeedOptions) -> i32 {
 /// `--modes`: each mode and the plain hash it is measured against, on one `size`-byte
 /// buffer: per core (CPU time of one thread) with the ratio to that plain hash, then on
 /// every core (wall time, rayon's default pool) with the same ratio.
-fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
+fn run_modes(size: usize, min: Duration, json: bool, rep: &mut Reporter) -> i32 {
     use lanesum::{hash, modes};
     let buf: Vec<u8> = (0..size)
         .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
@@ -284,19 +292,22 @@ fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
     let all = match rayon::ThreadPoolBuilder::new().build() {
         Ok(pool) => pool,
         Err(e) => {
-            eprintln!("lanesum speed: {e}");
+            rep.stderr(&format!("lanesum speed: {e}\n"));
             return 1;
         }
     };
     let cores = all.current_num_threads();
     if !json {
-        println!(
+        say(rep, &format!(
             "lanesum speed --modes: {} buffer, GB/s on 1 core (CPU time) and on {cores} cores (wall)",
             size_label(size)
-        );
-        println!(
-            "{:<16} {:>8} {:>7}  {:>8} {:>7}  baseline",
-            "mode", "1 core", "ratio", "all", "ratio"
+        ));
+        say(
+            rep,
+            &format!(
+                "{:<16} {:>8} {:>7}  {:>8} {:>7}  baseline",
+                "mode", "1 core", "ratio", "all", "ratio"
+            ),
         );
     }
     let mut done: Vec<(&str, f64, f64)> = Vec::new();
@@ -308,18 +319,21 @@ fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
         let ratio_n = b.map(|&(_, _, g)| many / g);
         let fmt = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.2}x"));
         if json {
-            println!(
+            say(rep, &format!(
                 "{{\"mode\":\"{name}\",\"size\":{size},\"gbps\":{one:.3},\"baseline\":{},\"ratio\":{},\"cores\":{cores},\"gbps_all_cores\":{many:.3},\"ratio_all_cores\":{}}}",
                 base.map_or("null".to_string(), |b| format!("\"{b}\"")),
                 ratio1.map_or("null".to_string(), |r| format!("{r:.2}")),
                 ratio_n.map_or("null".to_string(), |r| format!("{r:.2}"))
-            );
+            ));
         } else {
-            println!(
-                "{name:<16} {one:>8.2} {:>7}  {many:>8.2} {:>7}  {}",
-                fmt(ratio1),
-                fmt(ratio_n),
-                base.unwrap_or("")
+            say(
+                rep,
+                &format!(
+                    "{name:<16} {one:>8.2} {:>7}  {many:>8.2} {:>7}  {}",
+                    fmt(ratio1),
+                    fmt(ratio_n),
+                    base.unwrap_or("")
+                ),
             );
         }
         done.push((name, one, many));
@@ -327,31 +341,38 @@ fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
     0
 }
 
-fn emit(r: &Row, json: bool) {
+fn emit(r: &Row, json: bool, rep: &mut Reporter) {
     if json {
-        println!(
+        say(rep, &format!(
             "{{\"algorithm\":\"{}\",\"path\":\"{}\",\"lanes\":{},\"size\":{},\"messages\":{},\"gbps\":{:.3}}}",
             r.alg, r.path, r.lanes, r.size, r.count, r.gbps
-        );
+        ));
     } else {
-        println!(
-            "{:<12} {:>8} x{:<3} {:>8.2} GB/s",
-            r.alg.to_string(),
-            size_label(r.size),
-            r.count,
-            r.gbps
+        say(
+            rep,
+            &format!(
+                "{:<12} {:>8} x{:<3} {:>8.2} GB/s",
+                r.alg.to_string(),
+                size_label(r.size),
+                r.count,
+                r.gbps
+            ),
         );
     }
 }
 
 /// One line per (algorithm, path), one column per size, then the auto path's ratio to the
 /// single-stream path measured in this same run.
-fn print_table(rows: &[Row], sizes: &[usize]) {
-    print!("{:<12} {:<12} {:>5}", "algorithm", "path", "lanes");
+fn print_table(rows: &[Row], sizes: &[usize], rep: &mut Reporter) {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{:<12} {:<12} {:>5}",
+        "algorithm", "path", "lanes"
+    ));
     for &s in sizes {
-        print!(" {:>9}", size_label(s));
+        out.push_str(&format!(" {:>9}", size_label(s)));
     }
-    println!();
+    out.push('\n');
     let mut i = 0;
     while i < rows.len() {
         let r = &rows[i];
@@ -361,11 +382,16 @@ fn print_table(rows: &[Row], sizes: &[usize]) {
         } else {
             r.lanes.to_string()
         };
-        print!("{:<12} {:<12} {:>5}", r.alg.to_string(), r.path, lanes);
+        out.push_str(&format!(
+            "{:<12} {:<12} {:>5}",
+            r.alg.to_string(),
+            r.path,
+            lanes
+        ));
         for x in line {
-            print!(" {:>9.2}", x.gbps);
+            out.push_str(&format!(" {:>9.2}", x.gbps));
         }
-        println!();
+        out.push('\n');
         if r.path == "auto" {
             let single = rows[..i]
                 .iter()
@@ -374,13 +400,66 @@ fn print_table(rows: &[Row], sizes: &[usize]) {
                 .filter(|x| x.path == "x1")
                 .collect::<Vec<_>>();
             if single.len() == sizes.len() {
-                print!("{:<12} {:<12} {:>5}", "", "auto/x1", "");
+                out.push_str(&format!("{:<12} {:<12} {:>5}", "", "auto/x1", ""));
                 for (a, s) in line.iter().zip(single.iter().rev()) {
-                    print!(" {:>8.1}x", a.gbps / s.gbps);
+                    out.push_str(&format!(" {:>8.1}x", a.gbps / s.gbps));
                 }
-                println!();
+                out.push('\n');
             }
         }
         i += sizes.len();
+    }
+    rep.write(out.as_bytes());
+}
+
+/// A line of the report, out at once: it is printed as it is measured.
+fn say(rep: &mut Reporter, line: &str) {
+    rep.write(line.as_bytes());
+    rep.write(b"\n");
+    rep.flush_now();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `lanesum speed > /dev/full` reports `lanesum: write error` and exits 1, as every
+    /// other output does, rather than panicking (exit 101). Run in a child process (this
+    /// test binary again, this test alone) whose standard output is /dev/full.
+    #[test]
+    fn speed_into_dev_full_is_a_write_error() {
+        const CHILD: &str = "LANESUM_TEST_SPEED_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            let full = std::fs::File::options()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            crate::sys::stdout_to(&full);
+            let opts = SpeedOptions {
+                algs: vec![Algorithm::Md5],
+                sizes: vec![64],
+                batch: 1,
+                min: Duration::from_millis(10),
+                json: true,
+                counts: false,
+                modes: None,
+            };
+            let mut rep = Reporter::new("lanesum");
+            let code = run(&opts, &mut rep);
+            drop(rep);
+            std::process::exit(code);
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "speed::tests::speed_into_dev_full_is_a_write_error",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.ends_with("lanesum: write error\n"), "{err}");
+        assert_eq!(out.status.code(), Some(1), "{err}");
     }
 }

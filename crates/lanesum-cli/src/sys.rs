@@ -36,3 +36,13 @@ pub fn thread_cpu_time() -> Duration {
     assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
+
+/// Point standard output at `file` (tests of the command's write errors, in a child).
+#[cfg(test)]
+pub fn stdout_to(file: &std::fs::File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: dup2 onto descriptor 1 only replaces what standard output refers to; both
+    // descriptors are valid while `file` lives.
+    let rc = unsafe { libc::dup2(file.as_raw_fd(), 1) };
+    assert_eq!(rc, 1, "dup2");
+}

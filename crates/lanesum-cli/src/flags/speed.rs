@@ -8,6 +8,7 @@ use clap::{Arg, ArgAction, Command};
 use lanesum::Algorithm;
 
 use crate::options::SpeedOptions;
+use crate::report::Reporter;
 
 const DEFAULT_SIZES: [usize; 4] = [64, 1024, 16 * 1024, 1024 * 1024];
 /// Messages per batch: enough to fill the widest kernels' lanes.
@@ -76,16 +77,22 @@ fn parse_size(s: &str) -> Option<usize> {
 
 /// Parse the words after `speed`; `Err` is the exit status once clap's help or error, or
 /// ours, has been printed.
-pub fn parse(args: Vec<OsString>) -> Result<SpeedOptions, i32> {
+pub fn parse(args: Vec<OsString>, rep: &mut Reporter) -> Result<SpeedOptions, i32> {
     let m = match command().no_binary_name(true).try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => {
-            let _ = e.print();
-            return Err(if e.use_stderr() { 1 } else { 0 });
+            let text = e.render().to_string();
+            return Err(if e.use_stderr() {
+                rep.stderr(&text);
+                1
+            } else {
+                rep.write(text.as_bytes());
+                0
+            });
         }
     };
-    let fail = |msg: &str| {
-        eprintln!("lanesum speed: {msg}");
+    let fail = |rep: &mut Reporter, msg: &str| {
+        rep.stderr(&format!("lanesum speed: {msg}\n"));
         1
     };
     let algs: Vec<Algorithm> = match m.get_one::<String>("algorithm") {
@@ -97,14 +104,14 @@ pub fn parse(args: Vec<OsString>) -> Result<SpeedOptions, i32> {
         .collect(),
         Some(list) => match list.split(',').map(str::parse).collect() {
             Ok(v) => v,
-            Err(e) => return Err(fail(&e.to_string())),
+            Err(e) => return Err(fail(rep, &e.to_string())),
         },
     };
     let sizes: Vec<usize> = match m.get_one::<String>("sizes") {
         None => DEFAULT_SIZES.to_vec(),
         Some(list) => match list.split(',').map(parse_size).collect::<Option<Vec<_>>>() {
             Some(v) if !v.is_empty() && v.iter().all(|&s| (1..=1 << 30).contains(&s)) => v,
-            _ => return Err(fail(&format!("invalid --sizes '{list}'"))),
+            _ => return Err(fail(rep, &format!("invalid --sizes '{list}'"))),
         },
     };
     let batch = m
@@ -114,12 +121,13 @@ pub fn parse(args: Vec<OsString>) -> Result<SpeedOptions, i32> {
         .clamp(1, 4096);
     let time = m.get_one::<f64>("time").copied().unwrap_or(0.2);
     if time.is_nan() {
-        return Err(fail(&format!("invalid --time '{time}'")));
+        return Err(fail(rep, &format!("invalid --time '{time}'")));
     }
     let modes = m.get_flag("modes");
     // The table hashes `batch` messages of each size from one buffer.
     if !modes && sizes.iter().any(|&s| s.saturating_mul(batch) > 1 << 30) {
         return Err(fail(
+            rep,
             "at most 1 GiB of messages per size (--sizes x --batch)",
         ));
     }
