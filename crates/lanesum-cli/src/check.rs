@@ -28,10 +28,11 @@ use std::io::{self, BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
 use lanesum::Algorithm;
+use lanesum_files::{hash_inputs, open_operand, Hashed, Input};
 
-use crate::cli::{Options, Personality, BLAKE3_MAX_BYTES};
-use crate::hashing::{self, Input};
+use crate::options::{Options, BLAKE3_MAX_BYTES};
 use crate::output;
+use crate::personality::CheckLines;
 use crate::quote::quotef;
 use crate::report::{strerror, Reporter};
 
@@ -47,11 +48,11 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    pub fn for_options(p: Personality, opts: &Options) -> Dialect {
-        match p {
-            Personality::B2sum => Dialect::Blake2b,
-            Personality::Lanesum => Dialect::Multi(opts.algs_given.then(|| opts.algs.clone())),
-            _ => Dialect::Fixed(opts.algs[0]),
+    pub fn for_options(opts: &Options) -> Dialect {
+        match opts.personality.check_lines {
+            CheckLines::Blake2b => Dialect::Blake2b,
+            CheckLines::Any => Dialect::Multi(opts.algs_given.then(|| opts.algs.clone())),
+            CheckLines::Own => Dialect::Fixed(opts.algs[0]),
         }
     }
 
@@ -356,8 +357,8 @@ struct Tally {
 }
 
 /// Verify every check file named in `opts.files`; returns the exit status.
-pub fn run(p: Personality, opts: &Options, rep: &mut Reporter) -> i32 {
-    let dialect = Dialect::for_options(p, opts);
+pub fn run(opts: &Options, rep: &mut Reporter) -> i32 {
+    let dialect = Dialect::for_options(opts);
     let mut ok = true;
     for f in &opts.files {
         ok &= check_one(f.as_bytes(), &dialect, opts, rep);
@@ -372,7 +373,7 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
     } else {
         file.to_vec()
     };
-    let reader = match hashing::open_operand(std::ffi::OsStr::from_bytes(file)) {
+    let reader = match open_operand(std::ffi::OsStr::from_bytes(file)) {
         Ok(f) => f,
         Err(e) => {
             rep.file_error(file, &e);
@@ -538,8 +539,7 @@ fn verify_window(
             Pending::Misformatted(_) => None,
         })
         .collect();
-    let mut results: Vec<Option<io::Result<hashing::Hashed>>> =
-        (0..window.len()).map(|_| None).collect();
+    let mut results: Vec<Option<io::Result<Hashed>>> = (0..window.len()).map(|_| None).collect();
     let mut sets: Vec<&Vec<Algorithm>> = Vec::new();
     for algs in algs_at.iter().flatten() {
         if !sets.contains(&algs) {
@@ -560,7 +560,7 @@ fn verify_window(
                 Pending::Misformatted(_) => unreachable!("only groups are members"),
             })
             .collect();
-        for (&i, r) in members.iter().zip(hashing::hash_inputs(&inputs, algs)) {
+        for (&i, r) in members.iter().zip(hash_inputs(&inputs, algs, &opts.input)) {
             results[i] = Some(r);
         }
     }
@@ -590,7 +590,7 @@ fn verify_window(
 fn report_group(
     group: Vec<Entry>,
     algs: &[Algorithm],
-    result: &io::Result<hashing::Hashed>,
+    result: &io::Result<Hashed>,
     opts: &Options,
     t: &mut Tally,
     rep: &mut Reporter,

@@ -7,13 +7,12 @@
 //! `path_bytes` key that appears only then. Records end with LF (NUL with `-z`). Errors
 //! go to stderr as in the text modes and produce no record.
 
+use lanesum::Algorithm;
+use lanesum_files::Hashed;
 use serde_json::{Map, Value};
 
-use crate::cli::Options;
-use crate::hashing::Hashed;
-
-/// The record for one successfully hashed input.
-pub fn record(opts: &Options, name: &[u8], h: &Hashed) -> Value {
+/// The record for one successfully hashed input, whose digests are under `algs`.
+pub fn record(algs: &[Algorithm], name: &[u8], h: &Hashed) -> Value {
     let mut m = Map::new();
     m.insert(
         "path".into(),
@@ -23,7 +22,7 @@ pub fn record(opts: &Options, name: &[u8], h: &Hashed) -> Value {
         m.insert("path_bytes".into(), Value::String(lanesum::hex_lower(name)));
     }
     m.insert("size".into(), Value::from(h.size));
-    for (alg, d) in opts.algs.iter().zip(&h.digests) {
+    for (alg, d) in algs.iter().zip(&h.digests) {
         m.insert(alg.to_string(), Value::String(d.to_hex()));
     }
     Value::Object(m)
@@ -32,14 +31,10 @@ pub fn record(opts: &Options, name: &[u8], h: &Hashed) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lanesum::Algorithm;
 
     #[test]
     fn non_utf8_paths_keep_their_bytes() {
-        let opts = Options {
-            algs: vec![Algorithm::Md5, Algorithm::Blake2b(32)],
-            ..Default::default()
-        };
+        let algs = [Algorithm::Md5, Algorithm::Blake2b(32)];
         let h = Hashed {
             size: 3,
             digests: vec![
@@ -47,7 +42,7 @@ mod tests {
                 lanesum::hash(Algorithm::Blake2b(32), b"abc"),
             ],
         };
-        let v = record(&opts, b"x\xffy", &h);
+        let v = record(&algs, b"x\xffy", &h);
         assert_eq!(
             v.to_string(),
             format!(
@@ -56,6 +51,6 @@ mod tests {
                 h.digests[1].to_hex()
             )
         );
-        assert!(record(&opts, b"ok", &h).get("path_bytes").is_none());
+        assert!(record(&algs, b"ok", &h).get("path_bytes").is_none());
     }
 }

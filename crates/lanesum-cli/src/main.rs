@@ -1,5 +1,10 @@
-//! `lanesum`: a drop-in md5sum/sha*sum/b2sum/b3sum. See `cli` for personalities and
-//! the modules it dispatches to for the formats.
+//! `lanesum`: a drop-in md5sum/sha*sum/b2sum/b3sum. See `personality` for the tools it
+//! acts as, `flags` for their arguments, and the modules `main` dispatches to for the
+//! formats. The files themselves are found and read by the `lanesum_files` crate.
+//!
+//! Modules depend one way: `main` -> `flags` -> `options`/`personality` (plain data);
+//! `main` -> `hash`, `check`, `modes`, `b3sum`, `speed` -> `options`, `output`, `report`.
+//! Nothing imports `main` or `flags`.
 //!
 //! Reference is GNU coreutils 9.1; output, diagnostics and exit status were compared byte
 //! for byte with it (see tests/coreutils.rs). Deliberate differences:
@@ -29,47 +34,114 @@
 //!   as empty), and write errors, which end the run as above (b3sum panics). Its keyed and
 //!   key-derivation modes hash each file in turn with the blake3 crate (as b3sum does),
 //!   not in lanes.
-//! * Files are hashed in bounded memory (see `pipeline`); files over 1 MiB are mapped a
-//!   window at a time and a file truncated meanwhile is reported ("file shrank while it
-//!   was read", see `mapped`). `--etag`, `--blocks` and `--torrent-pieces` map files of
+//! * Files are hashed in bounded memory (see `lanesum_files`); files over 1 MiB are
+//!   mapped a window at a time and a file truncated meanwhile is reported ("file shrank
+//!   while it was read"). `--etag`, `--blocks` and `--torrent-pieces` map files of
 //!   16 MiB and more whole: there a truncation ends the run with a message and exit status
 //!   1 (SIGBUS). `LANESUM_NO_MMAP=1` reads with read() instead.
 
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod b3sum;
 mod check;
-mod cli;
-mod hashing;
+mod flags;
+mod hash;
 mod json;
-mod mapped;
 mod modes;
+mod options;
 mod output;
-mod pipeline;
+mod personality;
 mod progress;
 mod quote;
 mod report;
 mod speed;
-mod walk;
+#[allow(unsafe_code)]
+mod sys;
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 
-use cli::Personality;
+use options::Action;
+use personality::{Personality, Syntax};
+use report::Reporter;
+
+/// What the SIGBUS handler says when a file mapped whole (`--etag`, `--blocks`,
+/// `--torrent-pieces`, b3sum's keyed modes) is truncated under the map.
+const SIGBUS_MESSAGE: &str = "lanesum: a file shrank while it was being read (memory-mapped); \
+run again, or set LANESUM_NO_MMAP=1 to read files with read()\n";
 
 fn main() {
-    mapped::install_sigbus_handler();
-    pipeline::reserve_descriptors();
+    // A program's calls, made first, while the process has one thread.
+    lanesum_files::install_sigbus_handler(SIGBUS_MESSAGE);
+    lanesum_files::reserve_descriptors();
     let mut args = std::env::args_os();
     let arg0 = args.next().unwrap_or_else(|| OsString::from("lanesum"));
     let rest: Vec<OsString> = args.collect();
-    let personality = Personality::from_argv0(&arg0);
+    std::process::exit(run(&arg0, rest));
+}
+
+/// Dispatch on the personality and what its arguments ask for; returns the exit status
+/// once every output has gone out (the reporter is dropped, so flushed, here).
+fn run(arg0: &OsStr, rest: Vec<OsString>) -> i32 {
+    let p = Personality::from_argv0(arg0);
     if let Err(e) = lanesum::isa::try_active() {
-        eprintln!("lanesum: {e}");
-        std::process::exit(2);
+        Reporter::new("lanesum").stderr(&format!("lanesum: {e}\n"));
+        return 2;
     }
-    if personality == Personality::Lanesum && rest.first().is_some_and(|a| a == "speed") {
-        std::process::exit(speed::run(rest[1..].to_vec()));
+    if p.speed && rest.first().is_some_and(|a| a == "speed") {
+        return run_speed(rest[1..].to_vec());
     }
-    let prog = cli::program_name(personality, &arg0);
-    std::process::exit(cli::run(personality, &prog, rest));
+    let mut rep = Reporter::new(&p.program_name(arg0));
+    match p.syntax {
+        Syntax::B3sum => run_b3sum(rest, &mut rep),
+        Syntax::Getopt => run_coreutils(p, rest, &mut rep),
+    }
+}
+
+/// lanesum and the coreutils tools: hash, check, or a whole-input mode.
+fn run_coreutils(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -> i32 {
+    let opts = flags::parse_coreutils(p, args, rep);
+    if let Err(e) = start_threads(0) {
+        rep.fatal(&format!("cannot start threads: {e}"));
+    }
+    match opts.action {
+        Action::Mode(mode) => modes::run(&opts, mode, rep),
+        Action::Check => check::run(&opts, rep),
+        Action::Hash => hash::run(&opts, rep),
+    }
+}
+
+/// b3sum: the key is read before the threads start, as b3sum does.
+fn run_b3sum(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
+    let opts = flags::parse_b3sum(args, rep);
+    let hashing = b3sum::Hashing::new(&opts, rep);
+    if let Err(e) = start_threads(opts.threads) {
+        // anyhow's chain, as b3sum prints it.
+        let msg = match std::error::Error::source(&e) {
+            Some(cause) => format!("{e}\n\nCaused by:\n    {cause}"),
+            None => e.to_string(),
+        };
+        rep.fatal_as_anyhow(&msg);
+    }
+    b3sum::run(&opts, &hashing, rep)
+}
+
+/// `lanesum speed`: its report is printed line by line as measured, and a reader that
+/// stops early ends it (SIGPIPE's default action). Everything runs in a pool of one
+/// thread, whose CPU clock is the one measured.
+fn run_speed(args: Vec<OsString>) -> i32 {
+    sys::default_sigpipe();
+    let mut rep = Reporter::new("lanesum");
+    match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+        Ok(pool) => pool.install(|| match flags::parse_speed(args, &mut rep) {
+            Ok(opts) => speed::run(&opts, &mut rep),
+            Err(code) => code,
+        }),
+        Err(e) => {
+            rep.stderr(&format!("lanesum speed: {e}\n"));
+            1
+        }
+    }
 }
 
 /// Start rayon's global pool (`threads`: 0 for its default size) once the options are

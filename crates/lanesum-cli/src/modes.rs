@@ -19,48 +19,11 @@ use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 
 use lanesum::{modes, Algorithm, Digest, MultiHasher};
+use lanesum_files::{by_input, open_source, read_full, Contents, Input, Source};
 
-use crate::cli::Options;
-use crate::hashing::{self, Contents, Input, Source};
+use crate::options::{Mode, Options};
 use crate::output;
 use crate::report::Reporter;
-
-/// Which whole-input mode was asked for, with its size argument in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Etag(usize),
-    Blocks(usize),
-    TorrentPieces(usize),
-}
-
-/// A size with an optional binary suffix: `4096`, `128K`, `8M`, `1G`, `2T` (also `KiB`,
-/// `kb`..., all powers of 1024, case-insensitive). Zero and overflow are refused.
-pub fn parse_size(s: &str) -> Option<usize> {
-    let s = s.trim();
-    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 {
-        return None;
-    }
-    let n: u64 = s[..digits].parse().ok()?;
-    let suffix = s[digits..].to_ascii_lowercase();
-    let unit = suffix
-        .strip_suffix("ib")
-        .or_else(|| suffix.strip_suffix('b'))
-        .unwrap_or(&suffix);
-    let shift = match unit {
-        "" => 0,
-        "k" => 10,
-        "m" => 20,
-        "g" => 30,
-        "t" => 40,
-        _ => return None,
-    };
-    let v = n.checked_mul(1u64 << shift)?;
-    if v == 0 {
-        return None;
-    }
-    usize::try_from(v).ok()
-}
 
 /// Inputs that are not regular files are hashed this many bytes (whole blocks) at a time,
 /// so memory stays bounded however much standard input brings.
@@ -80,7 +43,7 @@ fn chunk_len(size: usize) -> usize {
 pub fn run(opts: &Options, mode: Mode, rep: &mut Reporter) -> i32 {
     let mut ok = true;
     for name in &opts.files {
-        let r = match hashing::open_source(&Input::from_operand(name)) {
+        let r = match open_source(&Input::from_operand(name), &opts.input) {
             Ok(Source::Whole(data)) => whole(opts, mode, &data, name, rep),
             Ok(Source::Stream(r)) => streamed(opts, mode, r, name, rep),
             Err(e) => Err(e),
@@ -139,7 +102,8 @@ fn whole(
 /// Each `size`-byte block's digests under `algs`, block by block, hashed on every core.
 fn blocks(algs: &[Algorithm], data: &[u8], size: usize) -> Vec<Vec<Digest>> {
     let per_alg: Vec<Vec<Digest>> = algs.iter().map(|&a| modes::blocks(a, data, size)).collect();
-    hashing::by_input(&per_alg)
+    let count = per_alg.first().map_or(0, Vec::len);
+    by_input(&per_alg, count)
 }
 
 /// The lines of a streamed input, written a chunk at a time: a read error part way leaves
@@ -198,7 +162,7 @@ fn stream_blocks(
     if size <= chunk {
         let mut buf = vec![0u8; chunk / size * size];
         loop {
-            let n = hashing::read_full(&mut r, &mut buf)?;
+            let n = read_full(&mut r, &mut buf)?;
             for ds in blocks(algs, &buf[..n], size) {
                 emit(index, &ds);
                 index += 1;
@@ -214,7 +178,7 @@ fn stream_blocks(
         let mut got = 0;
         while got < size {
             let want = (size - got).min(buf.len());
-            let n = hashing::read_full(&mut r, &mut buf[..want])?;
+            let n = read_full(&mut r, &mut buf[..want])?;
             h.update(&buf[..n]);
             got += n;
             if n < want {
@@ -292,30 +256,6 @@ mod tests {
                     }
                 }
             }
-        }
-    }
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("4096"), Some(4096));
-        assert_eq!(parse_size("128K"), Some(128 << 10));
-        assert_eq!(parse_size("128k"), Some(128 << 10));
-        assert_eq!(parse_size("8M"), Some(8 << 20));
-        assert_eq!(parse_size("8MiB"), Some(8 << 20));
-        assert_eq!(parse_size("1G"), Some(1 << 30));
-        assert_eq!(parse_size("16KB"), Some(16 << 10));
-        assert_eq!(parse_size("10b"), Some(10));
-        for bad in [
-            "",
-            "0",
-            "0K",
-            "K",
-            "-1",
-            "1X",
-            "1.5M",
-            "99999999999999999999",
-        ] {
-            assert_eq!(parse_size(bad), None, "{bad}");
         }
     }
 }

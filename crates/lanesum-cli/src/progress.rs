@@ -6,13 +6,12 @@
 //! up. Diagnostics and terminal output go through [`suspend`] so they never mix with it.
 
 use std::io::IsTerminal;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::walk::Found;
+use lanesum_files::Found;
 
 /// The bar on screen, if any: [`suspend`] needs it from anywhere.
 static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
@@ -60,9 +59,9 @@ impl Progress {
             self.show();
         }
         let Some(bar) = &self.bar else { return };
-        if !self.length_known && self.found.complete.load(Ordering::Relaxed) {
+        if !self.length_known && self.found.complete() {
             self.length_known = true;
-            bar.set_length(self.found.jobs.load(Ordering::Relaxed));
+            bar.set_length(self.found.jobs());
             bar.set_style(style(
                 "{pos}/{len} files, {msg}, ETA {eta} [{wide_bar}] {percent}%",
             ));

@@ -4,12 +4,14 @@
 //! both go to the same place, and after every record when it is a terminal; otherwise it
 //! is written in large blocks (one write per file costs more than hashing a small file).
 //! A closed stdout ends the process by SIGPIPE, like coreutils; any other write failure
-//! prints `PROG: write error` and exits 1, as md5sum 9.1 does on /dev/full.
+//! prints `PROG: write error` and exits 1, as md5sum 9.1 does on /dev/full. Every output
+//! of the command goes through the one [`Reporter`] (`lanesum speed`'s included), so
+//! none panics on a failed write.
 
 use std::io::{self, BufWriter, Write};
 use std::process;
 
-use crate::quote;
+use crate::{progress, quote, sys};
 
 /// The program's voice: its name for diagnostics and the locale's quoting.
 pub struct Reporter {
@@ -47,7 +49,7 @@ impl Reporter {
     /// Push out everything written so far.
     pub fn flush_now(&mut self) {
         let res = if self.interactive {
-            crate::progress::suspend(|| self.out.flush())
+            progress::suspend(|| self.out.flush())
         } else {
             self.out.flush()
         };
@@ -56,12 +58,18 @@ impl Reporter {
         }
     }
 
+    /// `text` on stderr as it is (whole lines), after the records written so far and off
+    /// the progress bar. A failing stderr is ignored: there is nowhere left to say so.
+    pub fn stderr(&mut self, text: &str) {
+        self.flush_now();
+        progress::suspend(|| {
+            let _ = io::stderr().lock().write_all(text.as_bytes());
+        });
+    }
+
     /// `PROG: MSG` on stderr.
     pub fn error(&mut self, msg: &str) {
-        self.flush_now();
-        crate::progress::suspend(|| {
-            let _ = writeln!(io::stderr().lock(), "{}: {}", self.prog, msg);
-        });
+        self.stderr(&format!("{}: {}\n", self.prog, msg));
     }
 
     /// `PROG: 'name': strerror` for an I/O failure on a file.
@@ -89,9 +97,16 @@ impl Reporter {
         process::exit(1);
     }
 
+    /// End the run as a program reporting through anyhow does (b3sum): `Error: MSG`,
+    /// exit 1.
+    pub fn fatal_as_anyhow(&mut self, msg: &str) -> ! {
+        self.stderr(&format!("Error: {msg}\n"));
+        process::exit(1);
+    }
+
     fn write_failed(&mut self, e: io::Error) -> ! {
         if e.kind() == io::ErrorKind::BrokenPipe {
-            die_of_sigpipe();
+            sys::die_of_sigpipe();
         }
         // md5sum 9.1 says just "write error" here (its errno is gone by then); match it.
         let _ = writeln!(io::stderr(), "{}: write error", self.prog);
@@ -113,26 +128,5 @@ pub fn strerror(e: &io::Error) -> String {
     match s.rfind(" (os error ") {
         Some(i) if s.ends_with(')') => s[..i].to_string(),
         _ => s,
-    }
-}
-
-/// End as a C program writing to a closed pipe would: killed by SIGPIPE (the shell sees
-/// status 141 and prints nothing). Rust ignores SIGPIPE, so restore the default first.
-fn die_of_sigpipe() -> ! {
-    default_sigpipe();
-    // SAFETY: raise() with a valid signal number has no memory-safety preconditions.
-    unsafe {
-        libc::raise(libc::SIGPIPE);
-    }
-    process::exit(141);
-}
-
-/// Restore the default SIGPIPE action (Rust's runtime ignores it), so that writing to a
-/// closed pipe ends the process quietly, as it does `md5sum`, instead of the write
-/// failing: `lanesum speed | head -3` then stops at once rather than panicking in `println!`.
-pub fn default_sigpipe() {
-    // SAFETY: signal() with valid constants has no memory-safety preconditions.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -6,84 +6,27 @@
 //! Everything runs on the calling thread and is timed by that thread's CPU clock, so the
 //! figures are GB/s per core even when other processes compete for the cores; each path is
 //! timed in the same process on the same buffers, so ratios between paths are meaningful.
+//!
+//! The report goes through the command's `Reporter`, a line at a time as it is measured:
+//! a closed pipe ends it by SIGPIPE, quietly (`lanesum speed | head -3`), any other write
+//! error with `lanesum: write error`, exit 1 (`lanesum speed > /dev/full`).
 
-use std::ffi::OsString;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use clap::{Arg, ArgAction, Command};
 use lanesum::diagnostics::{hash_many_with, kernels};
 use lanesum::{hash_many, Algorithm};
 
-const DEFAULT_SIZES: [usize; 4] = [64, 1024, 16 * 1024, 1024 * 1024];
-/// Messages per batch: enough to fill the widest kernels' lanes.
-const BATCH: usize = 64;
+use crate::options::SpeedOptions;
+use crate::report::Reporter;
+use crate::sys::thread_cpu_time;
+
 /// `--counts` measures 1..=COUNTS messages. Every count takes its messages in turn from
 /// one ring of COUNTS messages, so all touch the same bytes: hashing the same few
 /// messages again and again kept them in the L2 cache only while they fit (32 x 16 KiB
 /// did, 33 did not on Zen 5), a 10% step between two counts that had nothing to do with
 /// filling lanes.
 const COUNTS: usize = 64;
-
-fn command() -> Command {
-    Command::new("lanesum speed")
-        .about("Measure hashing throughput (GB/s per core) of every path on this CPU")
-        .arg(
-            Arg::new("algorithm")
-                .short('a')
-                .long("algorithm")
-                .value_name("ALGO[,ALGO...]")
-                .help("algorithms to measure [default: md5,sha1,sha256,sha512,blake2b,blake2s,blake3]"),
-        )
-        .arg(
-            Arg::new("sizes")
-                .long("sizes")
-                .value_name("BYTES[,BYTES...]")
-                .help("message sizes (suffixes K, M allowed) [default: 64,1K,16K,1M]"),
-        )
-        .arg(
-            Arg::new("batch")
-                .long("batch")
-                .value_name("N")
-                .value_parser(clap::value_parser!(usize))
-                .help("messages hashed together per measurement [default: 64]"),
-        )
-        .arg(
-            Arg::new("counts")
-                .long("counts")
-                .action(ArgAction::SetTrue)
-                .help("instead: auto path throughput for 1..=64 messages at each size (cliff check); every count cycles through as many bytes as 64 messages, so all see the same caches"),
-        )
-        .arg(
-            Arg::new("modes")
-                .long("modes")
-                .action(ArgAction::SetTrue)
-                .help("instead: the whole-input modes (md5p8, blake2bp/sp, blocks, etag, torrent) vs their plain hashes on one buffer of the largest --sizes [default: 1G], on one core and on all cores"),
-        )
-        .arg(
-            Arg::new("time")
-                .long("time")
-                .value_name("SECONDS")
-                .value_parser(clap::value_parser!(f64))
-                .help("minimum time per measurement [default: 0.2]"),
-        )
-        .arg(
-            Arg::new("json")
-                .long("json")
-                .action(ArgAction::SetTrue)
-                .help("one JSON object per measurement"),
-        )
-}
-
-fn parse_size(s: &str) -> Option<usize> {
-    let s = s.trim();
-    let (num, mul) = match s.char_indices().last()? {
-        (i, 'k' | 'K') => (&s[..i], 1024),
-        (i, 'm' | 'M') => (&s[..i], 1024 * 1024),
-        _ => (s, 1),
-    };
-    num.parse::<usize>().ok()?.checked_mul(mul)
-}
 
 fn size_label(n: usize) -> String {
     if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
@@ -93,19 +36,6 @@ fn size_label(n: usize) -> String {
     } else {
         format!("{n}B")
     }
-}
-
-/// CPU time consumed by the calling thread.
-fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_THREAD_CPUTIME_ID exists on Linux
-    // and every Unix lanesum builds for.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// CPU seconds per call of `f`, the best of several rounds of at least `min / 3` each.
@@ -153,96 +83,41 @@ struct Row {
     gbps: f64,
 }
 
-/// Entry point; `args` are the words after `speed`. Returns the exit status.
-pub fn run(args: Vec<OsString>) -> i32 {
-    // Its report is printed line by line as measured; a reader that stops early ends it.
-    crate::report::default_sigpipe();
-    // Paths that would spread work over rayon's threads (BLAKE3's large updates) must stay
-    // on this thread, whose CPU clock is the one measured.
-    match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
-        Ok(pool) => pool.install(|| run_single_threaded(args)),
-        Err(e) => {
-            eprintln!("lanesum speed: {e}");
-            1
-        }
-    }
-}
-
-fn run_single_threaded(args: Vec<OsString>) -> i32 {
-    let m = match command().no_binary_name(true).try_get_matches_from(args) {
-        Ok(m) => m,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
-        }
-    };
-    let algs: Vec<Algorithm> = match m.get_one::<String>("algorithm") {
-        None => [
-            "md5", "sha1", "sha256", "sha512", "blake2b", "blake2s", "blake3",
-        ]
-        .iter()
-        .map(|s| s.parse().unwrap())
-        .collect(),
-        Some(list) => match list.split(',').map(str::parse).collect() {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("lanesum speed: {e}");
-                return 1;
-            }
-        },
-    };
-    let sizes: Vec<usize> = match m.get_one::<String>("sizes") {
-        None => DEFAULT_SIZES.to_vec(),
-        Some(list) => match list.split(',').map(parse_size).collect::<Option<Vec<_>>>() {
-            Some(v) if !v.is_empty() && v.iter().all(|&s| (1..=1 << 30).contains(&s)) => v,
-            _ => {
-                eprintln!("lanesum speed: invalid --sizes '{list}'");
-                return 1;
-            }
-        },
-    };
-    let batch = m
-        .get_one::<usize>("batch")
-        .copied()
-        .unwrap_or(BATCH)
-        .clamp(1, 4096);
-    let time = m.get_one::<f64>("time").copied().unwrap_or(0.2);
-    if time.is_nan() {
-        eprintln!("lanesum speed: invalid --time '{time}'");
-        return 1;
-    }
-    let min = Duration::from_secs_f64(time.clamp(0.01, 60.0));
-    let json = m.get_flag("json");
-    let counts = m.get_flag("counts");
-    let modes = m.get_flag("modes");
-    // The table hashes `batch` messages of each size from one buffer.
-    if !modes && sizes.iter().any(|&s| s.saturating_mul(batch) > 1 << 30) {
-        eprintln!("lanesum speed: at most 1 GiB of messages per size (--sizes x --batch)");
-        return 1;
-    }
-    if modes {
-        let size = match m.get_one::<String>("sizes") {
-            Some(_) => *sizes.iter().max().unwrap(),
-            None => 1 << 30,
-        };
-        return run_modes(size, min, json);
+/// Measure what `opts` ask for, on the calling thread (main runs it in a pool of one
+/// thread: paths that would spread work over rayon's threads, BLAKE3's large updates,
+/// must stay on the thread whose CPU clock is measured). Returns the exit status.
+pub fn run(opts: &SpeedOptions, rep: &mut Reporter) -> i32 {
+    let SpeedOptions {
+        ref algs,
+        ref sizes,
+        batch,
+        min,
+        json,
+        counts,
+        modes,
+    } = *opts;
+    if let Some(size) = modes {
+        return run_modes(size, min, json, rep);
     }
 
     let features = match lanesum::isa::try_active() {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("lanesum speed: {e}");
+            rep.stderr(&format!("lanesum speed: {e}\n"));
             return 2;
         }
     };
     if !json {
-        println!(
+        say(
+            rep,
+            &format!(
             "lanesum speed: instruction sets {features}; GB/s per core (1 thread), {} per batch",
             if counts {
                 "1..=64 messages".to_string()
             } else {
                 format!("{batch} messages")
             }
+        ),
         );
     }
 
@@ -259,9 +134,9 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
     };
 
     let mut rows = Vec::new();
-    for &alg in &algs {
+    for &alg in algs {
         if counts {
-            for &size in &sizes {
+            for &size in sizes {
                 // The ring twice over, so that any `count` in turn are one slice.
                 let ring = messages(size, COUNTS).repeat(2);
                 for count in 1..=COUNTS {
@@ -278,7 +153,7 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
                         count,
                         gbps: (size * count) as f64 / t / 1e9,
                     });
-                    emit(rows.last().unwrap(), json);
+                    emit(rows.last().unwrap(), json, rep);
                 }
             }
             continue;
@@ -289,7 +164,7 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
             .collect();
         paths.push(("auto".into(), 0));
         for (path, lanes) in paths {
-            for &size in &sizes {
+            for &size in sizes {
                 let msgs = messages(size, batch);
                 let t = time_best(min, || {
                     let d = if path == "auto" {
@@ -308,13 +183,13 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
                     gbps: (size * batch) as f64 / t / 1e9,
                 });
                 if json {
-                    emit(rows.last().unwrap(), true);
+                    emit(rows.last().unwrap(), true, rep);
                 }
             }
         }
     }
     if !json && !counts {
-        print_table(&rows, &sizes);
+        print_table(&rows, sizes, rep);
     }
     0
 }
@@ -322,7 +197,7 @@ fn run_single_threaded(args: Vec<OsString>) -> i32 {
 /// `--modes`: each mode and the plain hash it is measured against, on one `size`-byte
 /// buffer: per core (CPU time of one thread) with the ratio to that plain hash, then on
 /// every core (wall time, rayon's default pool) with the same ratio.
-fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
+fn run_modes(size: usize, min: Duration, json: bool, rep: &mut Reporter) -> i32 {
     use lanesum::{hash, modes};
     let buf: Vec<u8> = (0..size)
         .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
@@ -418,19 +293,22 @@ fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
     let all = match rayon::ThreadPoolBuilder::new().build() {
         Ok(pool) => pool,
         Err(e) => {
-            eprintln!("lanesum speed: {e}");
+            rep.stderr(&format!("lanesum speed: {e}\n"));
             return 1;
         }
     };
     let cores = all.current_num_threads();
     if !json {
-        println!(
+        say(rep, &format!(
             "lanesum speed --modes: {} buffer, GB/s on 1 core (CPU time) and on {cores} cores (wall)",
             size_label(size)
-        );
-        println!(
-            "{:<16} {:>8} {:>7}  {:>8} {:>7}  baseline",
-            "mode", "1 core", "ratio", "all", "ratio"
+        ));
+        say(
+            rep,
+            &format!(
+                "{:<16} {:>8} {:>7}  {:>8} {:>7}  baseline",
+                "mode", "1 core", "ratio", "all", "ratio"
+            ),
         );
     }
     let mut done: Vec<(&str, f64, f64)> = Vec::new();
@@ -442,18 +320,21 @@ fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
         let ratio_n = b.map(|&(_, _, g)| many / g);
         let fmt = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.2}x"));
         if json {
-            println!(
+            say(rep, &format!(
                 "{{\"mode\":\"{name}\",\"size\":{size},\"gbps\":{one:.3},\"baseline\":{},\"ratio\":{},\"cores\":{cores},\"gbps_all_cores\":{many:.3},\"ratio_all_cores\":{}}}",
                 base.map_or("null".to_string(), |b| format!("\"{b}\"")),
                 ratio1.map_or("null".to_string(), |r| format!("{r:.2}")),
                 ratio_n.map_or("null".to_string(), |r| format!("{r:.2}"))
-            );
+            ));
         } else {
-            println!(
-                "{name:<16} {one:>8.2} {:>7}  {many:>8.2} {:>7}  {}",
-                fmt(ratio1),
-                fmt(ratio_n),
-                base.unwrap_or("")
+            say(
+                rep,
+                &format!(
+                    "{name:<16} {one:>8.2} {:>7}  {many:>8.2} {:>7}  {}",
+                    fmt(ratio1),
+                    fmt(ratio_n),
+                    base.unwrap_or("")
+                ),
             );
         }
         done.push((name, one, many));
@@ -461,31 +342,38 @@ fn run_modes(size: usize, min: Duration, json: bool) -> i32 {
     0
 }
 
-fn emit(r: &Row, json: bool) {
+fn emit(r: &Row, json: bool, rep: &mut Reporter) {
     if json {
-        println!(
+        say(rep, &format!(
             "{{\"algorithm\":\"{}\",\"path\":\"{}\",\"lanes\":{},\"size\":{},\"messages\":{},\"gbps\":{:.3}}}",
             r.alg, r.path, r.lanes, r.size, r.count, r.gbps
-        );
+        ));
     } else {
-        println!(
-            "{:<12} {:>8} x{:<3} {:>8.2} GB/s",
-            r.alg.to_string(),
-            size_label(r.size),
-            r.count,
-            r.gbps
+        say(
+            rep,
+            &format!(
+                "{:<12} {:>8} x{:<3} {:>8.2} GB/s",
+                r.alg.to_string(),
+                size_label(r.size),
+                r.count,
+                r.gbps
+            ),
         );
     }
 }
 
 /// One line per (algorithm, path), one column per size, then the auto path's ratio to the
 /// single-stream path measured in this same run.
-fn print_table(rows: &[Row], sizes: &[usize]) {
-    print!("{:<12} {:<12} {:>5}", "algorithm", "path", "lanes");
+fn print_table(rows: &[Row], sizes: &[usize], rep: &mut Reporter) {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{:<12} {:<12} {:>5}",
+        "algorithm", "path", "lanes"
+    ));
     for &s in sizes {
-        print!(" {:>9}", size_label(s));
+        out.push_str(&format!(" {:>9}", size_label(s)));
     }
-    println!();
+    out.push('\n');
     let mut i = 0;
     while i < rows.len() {
         let r = &rows[i];
@@ -495,11 +383,16 @@ fn print_table(rows: &[Row], sizes: &[usize]) {
         } else {
             r.lanes.to_string()
         };
-        print!("{:<12} {:<12} {:>5}", r.alg.to_string(), r.path, lanes);
+        out.push_str(&format!(
+            "{:<12} {:<12} {:>5}",
+            r.alg.to_string(),
+            r.path,
+            lanes
+        ));
         for x in line {
-            print!(" {:>9.2}", x.gbps);
+            out.push_str(&format!(" {:>9.2}", x.gbps));
         }
-        println!();
+        out.push('\n');
         if r.path == "auto" {
             let single = rows[..i]
                 .iter()
@@ -508,13 +401,66 @@ fn print_table(rows: &[Row], sizes: &[usize]) {
                 .filter(|x| x.path == "x1")
                 .collect::<Vec<_>>();
             if single.len() == sizes.len() {
-                print!("{:<12} {:<12} {:>5}", "", "auto/x1", "");
+                out.push_str(&format!("{:<12} {:<12} {:>5}", "", "auto/x1", ""));
                 for (a, s) in line.iter().zip(single.iter().rev()) {
-                    print!(" {:>8.1}x", a.gbps / s.gbps);
+                    out.push_str(&format!(" {:>8.1}x", a.gbps / s.gbps));
                 }
-                println!();
+                out.push('\n');
             }
         }
         i += sizes.len();
+    }
+    rep.write(out.as_bytes());
+}
+
+/// A line of the report, out at once: it is printed as it is measured.
+fn say(rep: &mut Reporter, line: &str) {
+    rep.write(line.as_bytes());
+    rep.write(b"\n");
+    rep.flush_now();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `lanesum speed > /dev/full` reports `lanesum: write error` and exits 1, as every
+    /// other output does, rather than panicking (exit 101). Run in a child process (this
+    /// test binary again, this test alone) whose standard output is /dev/full.
+    #[test]
+    fn speed_into_dev_full_is_a_write_error() {
+        const CHILD: &str = "LANESUM_TEST_SPEED_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            let full = std::fs::File::options()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            crate::sys::stdout_to(&full);
+            let opts = SpeedOptions {
+                algs: vec![Algorithm::Md5],
+                sizes: vec![64],
+                batch: 1,
+                min: Duration::from_millis(10),
+                json: true,
+                counts: false,
+                modes: None,
+            };
+            let mut rep = Reporter::new("lanesum");
+            let code = run(&opts, &mut rep);
+            drop(rep);
+            std::process::exit(code);
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "speed::tests::speed_into_dev_full_is_a_write_error",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.ends_with("lanesum: write error\n"), "{err}");
+        assert_eq!(out.status.code(), Some(1), "{err}");
     }
 }

@@ -15,8 +15,9 @@ use std::os::unix::ffi::OsStrExt;
 
 use lanesum::Digest;
 
-use super::{fatal, Hashing};
-use crate::hashing::{self, Input};
+use lanesum_files::{open_operand, Input};
+
+use super::hashing::{Hashing, Output};
 use crate::output;
 use crate::report::Reporter;
 
@@ -87,9 +88,9 @@ fn parse_line(line: &str) -> Result<Line, &'static str> {
 pub(super) fn run(files: &[OsString], hashing: &Hashing, quiet: bool, rep: &mut Reporter) -> i32 {
     let mut failed: u64 = 0;
     for f in files {
-        let mut reader = match hashing::open_operand(f) {
+        let mut reader = match open_operand(f) {
             Ok(file) => BufReader::new(file),
-            Err(e) => fatal(rep, &e.to_string()),
+            Err(e) => rep.fatal_as_anyhow(&e.to_string()),
         };
         let mut line = String::new();
         loop {
@@ -97,7 +98,7 @@ pub(super) fn run(files: &[OsString], hashing: &Hashing, quiet: bool, rep: &mut 
             match reader.read_line(&mut line) {
                 Ok(0) => break,
                 Ok(_) => {}
-                Err(e) => fatal(rep, &e.to_string()),
+                Err(e) => rep.fatal_as_anyhow(&e.to_string()),
             }
             let ok = match parse_line(&line) {
                 Err(msg) => {
@@ -127,7 +128,7 @@ fn check_line(l: &Line, hashing: &Hashing, quiet: bool, rep: &mut Reporter) -> b
         Input::Path(OsStr::from_bytes(l.path.as_bytes()).to_os_string())
     };
     let res = hashing.run(std::slice::from_ref(&input)).next();
-    let (msg, ok) = match res.map(|r| r.map(super::Output::first32)) {
+    let (msg, ok) = match res.map(|r| r.map(Output::first32)) {
         Some(Ok(found)) if found == l.expected => ("OK".to_string(), true),
         Some(Ok(_)) | None => ("FAILED".to_string(), false),
         Some(Err(e)) => (format!("FAILED ({e})"), false),

@@ -21,6 +21,7 @@
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
+use std::fmt;
 use std::fs::File;
 use std::io::{self, Seek};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -29,10 +30,11 @@ use std::sync::OnceLock;
 use lanesum::{hash_many_par, Algorithm, Digest, MultiHasher, StreamBatch};
 use rayon::prelude::*;
 
-use crate::hashing::{
-    by_input, hash_reader, hash_reader_from, hash_streamed, read_full, Hashed, Input, Job,
-};
-use crate::mapped;
+use crate::hashed::{by_input, Hashed, HashedFile};
+use crate::input::{Input, Job};
+use crate::options::Options;
+use crate::stream::{hash_reader, hash_reader_from, hash_streamed, read_full};
+use crate::{fds, mapped};
 
 /// Jobs opened at once: enough files to fill every lane of both cores many times over.
 /// Fewer where the limit on open files is lower (see [`Limits`]).
@@ -99,16 +101,7 @@ static LIMITS: OnceLock<Limits> = OnceLock::new();
 /// [`reserve_descriptors`] raised it) and the descriptors open then.
 fn limits() -> Limits {
     *LIMITS.get_or_init(|| {
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit writes only the struct passed.
-        let max = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
-            usize::try_from(lim.rlim_cur).unwrap_or(usize::MAX)
-        } else {
-            usize::MAX
-        };
+        let max = fds::open_file_limit();
         // Less one: listing the directory takes a descriptor of its own.
         let open =
             std::fs::read_dir("/proc/self/fd").map_or(SPARE_FDS, |d| d.count().saturating_sub(1));
@@ -123,8 +116,6 @@ const GROUP_CHUNK: usize = 512 << 10;
 /// alike), but `GROUP * GROUP_MAP` is what is mapped at once.
 const GROUP_MAP: usize = 2 << 20;
 
-type Output = (OsString, io::Result<Hashed>);
-
 /// A job after open and fstat.
 enum Opened {
     Failed(io::Error),
@@ -137,9 +128,13 @@ enum Opened {
     Stream(Input),
 }
 
-pub struct Pipeline<'a, I> {
+/// The results of a sequence of jobs, in job order, as an iterator of [`HashedFile`]s:
+/// see [`hash_jobs`]. Memory stays bounded however many jobs there are.
+pub struct Pipeline<I> {
     jobs: I,
-    algs: &'a [Algorithm],
+    algs: Vec<Algorithm>,
+    /// Big files may be mapped (the options allow it and the SIGBUS handler is there).
+    mmap: bool,
     /// Every opened job's output in order, `None` until it is hashed. A big file waits in
     /// `bigs` for companions, and the outputs after it wait with it.
     ready: VecDeque<(OsString, Option<io::Result<Hashed>>)>,
@@ -153,11 +148,55 @@ pub struct Pipeline<'a, I> {
     group_bufs: Vec<Vec<u8>>,
 }
 
-impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
-    pub fn new(jobs: I, algs: &'a [Algorithm]) -> Self {
+impl<I> fmt::Debug for Pipeline<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("algs", &self.algs)
+            .field("mmap", &self.mmap)
+            .field("taken", &self.taken)
+            .field("held", &self.ready.len())
+            .field("bigs", &self.bigs.len())
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Hash every job under every algorithm, yielding a [`HashedFile`] per job, in job order.
+///
+/// Each input is read once; all algorithms are computed from that one read. Jobs are
+/// pulled a window at a time, so a caller prints each window's lines before the next is
+/// read, and a job list of any length (a walk of a huge tree) takes bounded memory. Only
+/// [`Options::mmap`] is read from `opts` (the jobs are already found).
+pub fn hash_jobs<I: Iterator<Item = Job>>(
+    jobs: I,
+    algs: &[Algorithm],
+    opts: &Options,
+) -> Pipeline<I> {
+    Pipeline::new(jobs, algs, opts)
+}
+
+/// Hash each input under every algorithm, yielding results in input order.
+pub fn hash_inputs<'a>(
+    inputs: &'a [Input],
+    algs: &[Algorithm],
+    opts: &Options,
+) -> impl Iterator<Item = io::Result<Hashed>> + 'a {
+    let jobs = inputs.iter().map(|i| {
+        let name = match i {
+            Input::Stdin => OsString::from("-"),
+            Input::Path(p) => p.clone(),
+        };
+        Job::new(name, Ok(i.clone()))
+    });
+    hash_jobs(jobs, algs, opts).map(|f| f.result)
+}
+
+impl<I: Iterator<Item = Job>> Pipeline<I> {
+    fn new(jobs: I, algs: &[Algorithm], opts: &Options) -> Self {
         Pipeline {
             jobs,
-            algs,
+            algs: algs.to_vec(),
+            mmap: opts.mmap && mapped::handler_installed(),
             ready: VecDeque::new(),
             taken: 0,
             bigs: Vec::new(),
@@ -222,7 +261,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                     }
                 }
                 Opened::Big(f) => {
-                    let r = hash_lone(f, self.algs);
+                    let r = hash_lone(f, &self.algs, self.mmap);
                     self.set(at, r);
                 }
                 Opened::Stream(input) => {
@@ -230,7 +269,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
                     self.small_run(std::mem::take(&mut run));
                     bytes = 0;
                     self.run_bigs();
-                    let r = hash_streamed(&input, self.algs);
+                    let r = hash_streamed(&input, &self.algs);
                     self.set(at, r);
                 }
             }
@@ -243,7 +282,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         let (at, files): (Vec<usize>, Vec<File>) =
             std::mem::take(&mut self.bigs).into_iter().unzip();
         let results = match <[File; 1]>::try_from(files) {
-            Ok([f]) => vec![hash_lone(f, self.algs)],
+            Ok([f]) => vec![hash_lone(f, &self.algs, self.mmap)],
             Err(files) if files.is_empty() => return,
             Err(files) => self.big_run(files),
         };
@@ -301,12 +340,12 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
         }
         let per_alg: Vec<Vec<Digest>> =
             self.algs.iter().map(|&a| hash_many_par(a, &msgs)).collect();
-        let mut digests = by_input(&per_alg).into_iter();
+        let mut digests = by_input(&per_alg, msgs.len()).into_iter();
         for (at, r) in ats.into_iter().zip(reads) {
             let res = match r {
                 (Err(e), _) => Err(e),
                 // It grew: hash it again from the start, streamed to its (new) end.
-                (Ok(_), Some(mut f)) => f.rewind().and_then(|()| hash_reader(&mut f, self.algs)),
+                (Ok(_), Some(mut f)) => f.rewind().and_then(|()| hash_reader(&mut f, &self.algs)),
                 (Ok(n), None) => {
                     let digests = digests.next().expect("a digest per file read");
                     Ok(Hashed {
@@ -340,7 +379,7 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
             map: Option<mapped::Guarded>,
             len: usize,
         }
-        let may_map = crate::hashing::may_map();
+        let may_map = self.mmap;
         let cores = rayon::current_num_threads().max(1);
         let mut by_size: Vec<(usize, u64, File)> = files
             .into_iter()
@@ -468,16 +507,16 @@ impl<'a, I: Iterator<Item = Job>> Pipeline<'a, I> {
     }
 }
 
-impl<I: Iterator<Item = Job>> Iterator for Pipeline<'_, I> {
-    type Item = Output;
+impl<I: Iterator<Item = Job>> Iterator for Pipeline<I> {
+    type Item = HashedFile;
 
-    fn next(&mut self) -> Option<Output> {
+    fn next(&mut self) -> Option<HashedFile> {
         loop {
             match self.ready.front() {
                 Some((_, Some(_))) => {
-                    let (name, r) = self.ready.pop_front()?;
+                    let (path, r) = self.ready.pop_front()?;
                     self.taken += 1;
-                    return r.map(|r| (name, r));
+                    return r.map(|result| HashedFile { path, result });
                 }
                 // A big file waits for companions: open more jobs, up to a group or a
                 // bound on the outputs held back.
@@ -521,13 +560,14 @@ const MAP_MIN: u64 = 16 << 20;
 const MAP_WINDOW: usize = 64 << 20;
 
 /// Hash a big file that has no companions. BLAKE3 splits a mapped file over every core
-/// (see `mapped`); otherwise a helper thread reads while the cores hash.
-fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
+/// (see `mapped`; only with `may_map`); otherwise a helper thread reads while the cores
+/// hash.
+fn hash_lone(f: File, algs: &[Algorithm], may_map: bool) -> io::Result<Hashed> {
     let parallel = algs
         .iter()
         .any(|a| matches!(a, Algorithm::Blake3(_) | Algorithm::Btv2));
     let len = f.metadata()?.len();
-    if !parallel || len < MAP_MIN || !crate::hashing::may_map() {
+    if !parallel || len < MAP_MIN || !may_map {
         return hash_reader(f, algs);
     }
     let mut h = MultiHasher::new(algs);
@@ -569,36 +609,16 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
 /// (then closing it) grows the table once, without that wait; the table never shrinks.
 /// The soft limit on open files is raised toward the hard one first where it is lower
 /// than that (as Go programs do), so that those files can be open at once.
+///
+/// A program's call, made first thing: a library must not change process limits behind
+/// its caller's back. Without it the pipeline still works, within the limits it finds
+/// when it first runs.
 pub fn reserve_descriptors() {
-    let want = (WINDOW + GATHER + 64) as libc::rlim_t;
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit read and write only the struct passed.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < want {
-            lim.rlim_cur = want.min(lim.rlim_max);
-            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
+    let want = WINDOW + GATHER + 64;
+    fds::raise_open_file_limit(want);
     // The windows fit what the limit allows now.
     limits();
-    for fd in 0..=2 {
-        // SAFETY: fcntl(F_DUPFD_CLOEXEC) only creates a new descriptor (or fails: `fd` not
-        // open, or the limit on open files below the target), which is closed at once.
-        unsafe {
-            let high = libc::fcntl(
-                fd,
-                libc::F_DUPFD_CLOEXEC,
-                (WINDOW + GATHER + 64) as libc::c_int,
-            );
-            if high >= 0 {
-                libc::close(high);
-                return;
-            }
-        }
-    }
+    fds::grow_descriptor_table(want);
 }
 
 /// Open and stat one job. An operand is stat'ed first and opened only if it is a regular
@@ -673,8 +693,13 @@ mod tests {
             assert!(l.window + l.gather <= free.max(2), "{free}: {l:?}");
         }
     }
-    use crate::hashing::hash_inputs;
     use std::io::Write;
+
+    /// Options with maps allowed, and the handler that allows them installed.
+    fn opts() -> Options {
+        mapped::install_sigbus_handler(mapped::tests::TEST_MESSAGE);
+        Options::default()
+    }
 
     fn data(n: usize, seed: usize) -> Vec<u8> {
         (0..n)
@@ -737,10 +762,10 @@ mod tests {
             &[Algorithm::Md5][..],
             &[Algorithm::Sha1, Algorithm::Blake3(32), Algorithm::Sha512][..],
         ] {
-            let out: Vec<_> = hash_inputs(&inputs, algs).collect();
+            let out: Vec<_> = hash_inputs(&inputs, algs, &opts()).collect();
             check(&out, &want, algs);
         }
-        let out: Vec<_> = hash_inputs(&inputs, &[Algorithm::Md5]).collect();
+        let out: Vec<_> = hash_inputs(&inputs, &[Algorithm::Md5], &opts()).collect();
         assert_eq!(
             out[6].as_ref().unwrap_err().raw_os_error(),
             Some(libc::EISDIR)
@@ -755,7 +780,7 @@ mod tests {
         let d = data(1000, 1);
         File::create(&p).unwrap().write_all(&d).unwrap();
         let algs = [Algorithm::Md5, Algorithm::Sha256];
-        let mut pipe = Pipeline::new(std::iter::empty(), &algs);
+        let mut pipe = Pipeline::new(std::iter::empty::<Job>(), &algs, &opts());
         for name in ["grew", "shrank"] {
             pipe.ready.push_back((name.into(), None));
         }
@@ -806,7 +831,7 @@ mod tests {
             &[Algorithm::Md5][..],
             &[Algorithm::Sha1, Algorithm::Blake3(32)][..],
         ] {
-            let out: Vec<_> = hash_inputs(&inputs, algs).collect();
+            let out: Vec<_> = hash_inputs(&inputs, algs, &opts()).collect();
             check(&out, &want, algs);
         }
     }
@@ -829,7 +854,7 @@ mod tests {
             &[Algorithm::Md5][..],
             &[Algorithm::Sha256, Algorithm::Blake3(32)][..],
         ] {
-            let mut pipe = Pipeline::new(std::iter::empty(), algs);
+            let mut pipe = Pipeline::new(std::iter::empty::<Job>(), algs, &opts());
             let opened = files.iter().map(|p| File::open(p).unwrap()).collect();
             check(&pipe.big_run(opened), &want, algs);
         }
@@ -848,7 +873,7 @@ mod tests {
             inputs.push(Input::Path(p.into()));
             want.push(d);
         }
-        let out: Vec<_> = hash_inputs(&inputs, &[Algorithm::Sha256]).collect();
+        let out: Vec<_> = hash_inputs(&inputs, &[Algorithm::Sha256], &opts()).collect();
         for (o, d) in out.iter().zip(&want) {
             assert_eq!(
                 o.as_ref().unwrap().digests[0],

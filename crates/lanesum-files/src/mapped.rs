@@ -8,11 +8,19 @@
 //! A mapped file truncated by another process raises SIGBUS on the vanished pages. For a
 //! registered map the handler here puts a zero page at the faulting address and marks the
 //! map: hashing completes and the file is reported as changed while it was read. Any other
-//! SIGBUS (the whole-input modes' maps, see `hashing::open_source`) prints a message and ends
-//! the run with status 1.
+//! SIGBUS (the whole-input modes' maps, see `source::open_source`) prints the program's
+//! message and ends the run with status 1.
+//!
+//! Nothing is mapped until the program has installed the handler
+//! ([`install_sigbus_handler`]): a library must not install signal handlers behind its
+//! caller's back, and without one a truncated map would kill the caller.
+//!
+//! This is one of the two modules that talk to the OS with `unsafe` (mmap, sigaction);
+//! the other is `fds`.
 
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// Maps registered at once (twice `pipeline::GROUP`, so a group never runs out);
 /// more concurrent big files are read instead.
@@ -22,9 +30,18 @@ static START: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static LEN: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static FAULTED: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
 static PAGE: AtomicUsize = AtomicUsize::new(4096);
+/// What the handler writes to standard error for a fault outside the registered maps.
+static MESSAGE: OnceLock<&'static str> = OnceLock::new();
+/// [`install_sigbus_handler`] has run: maps may be made.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
 
-/// A read-only map of a whole file, registered with the SIGBUS handler.
-pub struct Guarded {
+/// Whether the SIGBUS handler is installed, so that files may be mapped.
+pub(crate) fn handler_installed() -> bool {
+    INSTALLED.load(Ordering::SeqCst)
+}
+
+/// A read-only map of part of a file, registered with the SIGBUS handler.
+pub(crate) struct Guarded {
     map: memmap2::Mmap,
     slot: usize,
     /// The file offset the map ends at.
@@ -36,14 +53,14 @@ impl Guarded {
     /// those bytes read as zeros. Whole pages past the new end fault (see `on_sigbus`);
     /// the rest of the page the file now ends in reads as zeros without a fault, so the
     /// size is asked again too. Call after reading the map.
-    pub fn truncated(&self, f: &File) -> bool {
+    pub(crate) fn truncated(&self, f: &File) -> bool {
         FAULTED[self.slot].load(Ordering::SeqCst) || ends_before(f, self.end)
     }
 }
 
 /// Whether `f` now ends before `end` (or can no longer be stat'ed): how a truncation
 /// inside a mapped page shows, since those bytes read as zeros without a fault.
-pub fn ends_before(f: &File, end: u64) -> bool {
+pub(crate) fn ends_before(f: &File, end: u64) -> bool {
     f.metadata().map_or(true, |m| m.len() < end)
 }
 
@@ -63,8 +80,11 @@ impl Drop for Guarded {
 }
 
 /// Map `len` bytes of `f` from `offset` (a multiple of the page size); `None` (read it
-/// instead) if that fails or every slot is taken.
-pub fn map(f: &File, offset: u64, len: usize) -> Option<Guarded> {
+/// instead) if that fails, every slot is taken or no handler is installed.
+pub(crate) fn map(f: &File, offset: u64, len: usize) -> Option<Guarded> {
+    if !handler_installed() {
+        return None;
+    }
     let slot = (0..SLOTS).find(|&i| {
         USED[i]
             .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
@@ -90,8 +110,26 @@ pub fn map(f: &File, offset: u64, len: usize) -> Option<Guarded> {
     })
 }
 
-/// Install the SIGBUS handler; called once at startup.
-pub fn install_sigbus_handler() {
+/// Map the first `len` bytes of `f` (all of it), unregistered: a truncation under this
+/// map is fatal (the handler's message, status 1). `None` if mapping fails.
+pub(crate) fn map_whole(f: &File, len: usize) -> Option<memmap2::Mmap> {
+    // SAFETY: the mapping is only read. If another process truncates the file while it is
+    // mapped, reading the vanished pages raises SIGBUS, which the installed handler turns
+    // into the program's message and exit status 1 (only callers that checked
+    // `handler_installed` map); other concurrent writes only change the bytes hashed.
+    unsafe { memmap2::MmapOptions::new().len(len).map(f) }.ok()
+}
+
+/// Install the SIGBUS handler that lets this crate map files; programs call it first
+/// thing, before any thread starts. Without it files are always read.
+///
+/// A fault in a map of the pipeline's (a file truncated while it was hashed) reads as
+/// zeros and the file is reported as having shrunk. A fault anywhere else (a whole-input
+/// map of [`open_source`](crate::open_source), or memory of the program's own) writes
+/// `message` to standard error and ends the process with status 1. The first message
+/// given is kept.
+pub fn install_sigbus_handler(message: &'static str) {
+    let _ = MESSAGE.set(message);
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     if page > 0 {
@@ -104,7 +142,9 @@ pub fn install_sigbus_handler() {
         sa.sa_sigaction = on_sigbus as *const () as usize;
         sa.sa_flags = libc::SA_SIGINFO;
         libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+        if libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()) == 0 {
+            INSTALLED.store(true, Ordering::SeqCst);
+        }
     }
 }
 
@@ -134,22 +174,25 @@ extern "C" fn on_sigbus(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
             }
         }
     }
-    const MSG: &[u8] = b"lanesum: a file shrank while it was being read (memory-mapped); \
-run again, or set LANESUM_NO_MMAP=1 to read files with read()\n";
-    // SAFETY: write(2) and _exit(2) are async-signal-safe; MSG is a valid buffer.
+    // OnceLock::get is an atomic load: async-signal-safe.
+    let msg = MESSAGE.get().map_or(&b"SIGBUS\n"[..], |m| m.as_bytes());
+    // SAFETY: write(2) and _exit(2) are async-signal-safe; `msg` is a valid buffer.
     unsafe {
-        libc::write(2, MSG.as_ptr().cast(), MSG.len());
+        libc::write(2, msg.as_ptr().cast(), msg.len());
         libc::_exit(1);
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The handler's message in this crate's tests.
+    pub(crate) const TEST_MESSAGE: &str = "lanesum-files test: SIGBUS outside a map\n";
 
     #[test]
     fn truncation_reads_zeros_and_is_reported() {
-        install_sigbus_handler();
+        install_sigbus_handler(TEST_MESSAGE);
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
         std::fs::write(&p, vec![7u8; 1 << 20]).unwrap();
@@ -166,7 +209,7 @@ mod tests {
     #[test]
     fn truncation_inside_the_last_page_is_reported() {
         // No SIGBUS there: the bytes past the new end read as zeros.
-        install_sigbus_handler();
+        install_sigbus_handler(TEST_MESSAGE);
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
         std::fs::write(&p, vec![7u8; 8192]).unwrap();

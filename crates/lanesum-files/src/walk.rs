@@ -13,6 +13,7 @@
 //! the exit status 1.
 
 use std::ffi::{OsStr, OsString};
+use std::fmt;
 use std::io::{self, Read};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -22,70 +23,143 @@ use std::sync::Arc;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
-use crate::hashing::{Input, Job};
+use crate::input::{open_operand, stdin_file, Input, Job};
+use crate::options::Options;
 
-/// How directory operands are expanded.
-#[derive(Clone, Debug, Default)]
-pub struct WalkOptions {
-    pub recursive: bool,
-    /// `-L`: follow symlinks met in the walk.
-    pub follow: bool,
-    /// `-x`: don't descend into directories on other file systems.
-    pub one_file_system: bool,
-    /// `--exclude`: entries whose name (or path from the operand) matches are skipped,
-    /// directories with everything below them.
-    pub excludes: Vec<String>,
-    /// Standard input held the `--files-from` list: a `-` among the names is an error
-    /// (hashing what is left of it would give the digest of nothing).
-    pub stdin_read: bool,
+/// How many jobs a walk has produced so far, and whether it is over: progress counters,
+/// read while the jobs are hashed on another thread.
+#[derive(Debug, Default)]
+pub struct Found {
+    jobs: AtomicU64,
+    complete: AtomicBool,
 }
 
-/// How many jobs the walk has produced, for the progress bar.
-#[derive(Default)]
-pub struct Found {
-    pub jobs: AtomicU64,
-    pub complete: AtomicBool,
+impl Found {
+    /// Jobs produced so far.
+    pub fn jobs(&self) -> u64 {
+        self.jobs.load(Ordering::Relaxed)
+    }
+
+    /// Whether every job has been produced, so that [`jobs`](Found::jobs) is the total.
+    pub fn complete(&self) -> bool {
+        self.complete.load(Ordering::Relaxed)
+    }
+}
+
+/// A bad [`Options::excludes`] pattern: the one options error.
+#[derive(Debug)]
+pub struct ExcludeError {
+    pattern: Option<String>,
+    reason: String,
+}
+
+impl ExcludeError {
+    /// The pattern refused, if one alone was at fault.
+    pub fn pattern(&self) -> Option<&str> {
+        self.pattern.as_deref()
+    }
+
+    /// Why: the glob compiler's words.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl fmt::Display for ExcludeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.pattern {
+            Some(p) => write!(f, "invalid exclude pattern {p:?}: {}", self.reason),
+            None => f.write_str(&self.reason),
+        }
+    }
+}
+
+impl std::error::Error for ExcludeError {}
+
+/// The jobs of a list of operands, in order: an iterator of [`Job`]s, produced on a
+/// helper thread when directories are walked. See [`jobs`].
+pub struct Jobs {
+    iter: Box<dyn Iterator<Item = Job> + Send>,
+    found: Arc<Found>,
+}
+
+impl Jobs {
+    /// The counters of the jobs produced so far, for a progress display.
+    pub fn found(&self) -> Arc<Found> {
+        self.found.clone()
+    }
+}
+
+impl Iterator for Jobs {
+    type Item = Job;
+    fn next(&mut self) -> Option<Job> {
+        self.iter.next()
+    }
+}
+
+impl fmt::Debug for Jobs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Jobs")
+            .field("found", &self.found)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Jobs sent ahead of the hashing: enough to keep the pipeline fed, bounded memory.
 const AHEAD: usize = 16 * 1024;
 
-/// Compile the `--exclude` patterns; `Err` names the bad one.
-pub fn exclude_set(patterns: &[String]) -> Result<GlobSet, String> {
+/// Compile the exclude patterns; `Err` names the bad one.
+fn exclude_set(patterns: &[String]) -> Result<GlobSet, ExcludeError> {
     let mut b = GlobSetBuilder::new();
     for p in patterns {
         let g = GlobBuilder::new(p)
             .literal_separator(true)
             .backslash_escape(true)
             .build()
-            .map_err(|e| format!("invalid --exclude pattern {p:?}: {}", e.kind()))?;
+            .map_err(|e| ExcludeError {
+                pattern: Some(p.clone()),
+                reason: e.kind().to_string(),
+            })?;
         b.add(g);
     }
-    b.build().map_err(|e| e.to_string())
+    b.build().map_err(|e| ExcludeError {
+        pattern: None,
+        reason: e.to_string(),
+    })
+}
+
+/// The jobs for `operands`, in order: each operand as named, or with
+/// [`Options::recursive`] a directory's regular files (see the module's rules). `Err` only
+/// for a bad exclude pattern, before anything is read.
+pub fn jobs(operands: Vec<OsString>, opts: &Options) -> Result<Jobs, ExcludeError> {
+    let excludes = exclude_set(&opts.excludes)?;
+    let found = Arc::new(Found::default());
+    let iter = walk(operands, opts, excludes, found.clone());
+    Ok(Jobs { iter, found })
 }
 
 /// The jobs for `operands`, in order. `found` counts them as they are produced.
-pub fn jobs(
+fn walk(
     operands: Vec<OsString>,
-    opts: &WalkOptions,
+    opts: &Options,
     excludes: GlobSet,
     found: Arc<Found>,
 ) -> Box<dyn Iterator<Item = Job> + Send> {
     if !opts.recursive {
         found.jobs.store(operands.len() as u64, Ordering::Relaxed);
         found.complete.store(true, Ordering::Relaxed);
-        let stdin_read = opts.stdin_read;
+        let stdin_consumed = opts.stdin_consumed;
         return Box::new(
             operands
                 .into_iter()
-                .map(move |op| operand_job(op, stdin_read)),
+                .map(move |op| operand_job(op, stdin_consumed)),
         );
     }
     let (tx, rx) = sync_channel::<Job>(AHEAD);
     let opts = opts.clone();
     // The walk's inputs go to its thread once it has started, so that they are still
     // here, not copied, if it can't start.
-    let (start, started) = std::sync::mpsc::channel::<(Vec<OsString>, WalkOptions, GlobSet)>();
+    let (start, started) = std::sync::mpsc::channel::<(Vec<OsString>, Options, GlobSet)>();
     let counts = found.clone();
     let walker = move || {
         let Ok((operands, opts, excludes)) = started.recv() else {
@@ -125,33 +199,29 @@ pub fn jobs(
 }
 
 /// The job of an operand hashed as named.
-fn operand_job(op: OsString, stdin_read: bool) -> Job {
-    let input = if stdin_read && op == "-" {
-        Err(io::Error::other("standard input was read for --files-from"))
-    } else {
-        Ok(Input::from_operand(&op))
-    };
-    Job {
-        input,
-        name: op,
-        found_regular: false,
+fn operand_job(op: OsString, stdin_consumed: bool) -> Job {
+    if stdin_consumed && op == "-" {
+        // The command's words: --files-from is what reads standard input first.
+        let err = io::Error::other("standard input was read for --files-from");
+        return Job::new(op, Err(err));
     }
+    Job::operand(op)
 }
 
 /// Send the jobs of one operand; false once the receiver is gone.
 fn walk_operand(
     op: OsString,
-    opts: &WalkOptions,
+    opts: &Options,
     excludes: &GlobSet,
     send: &dyn Fn(Job) -> bool,
 ) -> bool {
     // Anything but a directory is hashed as named, as without -r.
     if op == "-" || !std::fs::metadata(&op).is_ok_and(|m| m.is_dir()) {
-        return send(operand_job(op, opts.stdin_read));
+        return send(operand_job(op, opts.stdin_consumed));
     }
     let root_len = op.len();
     let walker = WalkDir::new(&op)
-        .follow_links(opts.follow)
+        .follow_links(opts.follow_links)
         .same_file_system(opts.one_file_system)
         // By name, compared as the whole paths' bytes: siblings share their parent's path,
         // so that is the same order, without parsing each path for its last component at
@@ -193,11 +263,7 @@ fn walk_operand(
                         .into_io_error()
                         .unwrap_or_else(|| io::Error::other("walk error")),
                 };
-                Job {
-                    name,
-                    input: Err(err),
-                    found_regular: false,
-                }
+                Job::new(name, Err(err))
             }
         };
         if !send(job) {
@@ -221,16 +287,34 @@ fn excluded(set: &GlobSet, name: &OsStr, path: &OsStr, root_len: usize) -> bool 
 }
 
 /// Read the names listed in `file` (`-`: standard input), one per line, or NUL-separated
-/// with `nul`. Empty names are skipped.
+/// with `nul` (`--files-from`). Empty names are skipped.
 pub fn read_list(file: &OsStr, nul: bool) -> io::Result<Vec<OsString>> {
     let mut data = Vec::new();
-    crate::hashing::open_operand(file)?.read_to_end(&mut data)?;
+    open_operand(file)?.read_to_end(&mut data)?;
     let sep = if nul { 0 } else { b'\n' };
     Ok(data
         .split(|&b| b == sep)
         .filter(|n| !n.is_empty())
         .map(|n| OsString::from_vec(n.to_vec()))
         .collect())
+}
+
+/// Whether reading the list `file` takes standard input's bytes, so that an operand `-`
+/// can no longer be hashed ([`Options::stdin_consumed`]): it is `-`, or it names the pipe,
+/// socket or device open as standard input (`/dev/stdin`, `/dev/fd/0`). A regular file
+/// opened by name is read from its start, leaving standard input as it was.
+pub fn reads_stdin(file: &OsStr) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if file == "-" {
+        return true;
+    }
+    let stdin = stdin_file().and_then(|f| f.metadata());
+    match (std::fs::metadata(file), stdin) {
+        (Ok(named), Ok(stdin)) => {
+            !stdin.is_file() && named.dev() == stdin.dev() && named.ino() == stdin.ino()
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]

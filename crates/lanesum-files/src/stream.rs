@@ -1,0 +1,109 @@
+//! Streaming one input: standard input, FIFOs, devices, a lone big file, or any reader.
+//!
+//! A reader thread fills the next buffer while the caller hashes the current one, in at
+//! most three buffers of [`CHUNK`] bytes, so memory stays bounded however long the input.
+
+use std::io::{self, Read};
+
+use lanesum::{Algorithm, MultiHasher};
+
+use crate::hashed::Hashed;
+use crate::input::Input;
+
+/// Read size for a streamed input: large enough that per-read overhead and BLAKE3's
+/// hand-off to rayon vanish, small enough that a few of them stay cheap.
+pub const CHUNK: usize = 1 << 20;
+
+/// Stream one input that is not a regular file (or is one too big for a window).
+pub(crate) fn hash_streamed(input: &Input, algs: &[Algorithm]) -> io::Result<Hashed> {
+    hash_reader(input.open()?, algs)
+}
+
+/// Read into `buf` until it is full or at end of input; returns the bytes read.
+pub fn read_full(mut r: impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match read_once(&mut r, &mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// One read() into `buf`, retried if interrupted.
+fn read_once(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match r.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+/// Stream `r` through every algorithm. A reader thread fills the next buffer while this
+/// thread hashes the current one, so the copy out of the page cache (or the wait on a
+/// pipe) overlaps the hashing; where no thread can be started (a process limit) this one
+/// reads and hashes in turn. At most three buffers of [`CHUNK`]: memory stays bounded
+/// however long the input is, and a file that grows or shrinks meanwhile gives the digest
+/// of exactly what was read.
+pub fn hash_reader(r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed> {
+    hash_reader_from(r, MultiHasher::new(algs), 0)
+}
+
+/// [`hash_reader`] continuing `hasher`, which has taken `size` bytes already.
+pub(crate) fn hash_reader_from(
+    mut r: impl Read + Send,
+    mut hasher: MultiHasher,
+    mut size: u64,
+) -> io::Result<Hashed> {
+    use std::sync::mpsc::sync_channel;
+    const BUFFERS: usize = 3;
+    let (full_tx, full_rx) = sync_channel::<io::Result<(Vec<u8>, usize)>>(BUFFERS);
+    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(BUFFERS);
+    for _ in 0..BUFFERS {
+        empty_tx.send(vec![0u8; CHUNK]).expect("receiver alive");
+    }
+    let reader = &mut r;
+    let overlapped = std::thread::scope(|scope| -> io::Result<bool> {
+        let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+            while let Ok(mut buf) = empty_rx.recv() {
+                // One read() per buffer: a pipe hands over what it has at once.
+                let res = read_once(&mut *reader, &mut buf);
+                let done = !matches!(res, Ok(n) if n > 0);
+                if full_tx.send(res.map(|n| (buf, n))).is_err() || done {
+                    return;
+                }
+            }
+        });
+        if spawned.is_err() {
+            return Ok(false);
+        }
+        loop {
+            let (buf, n) = full_rx.recv().expect("reader sends until done")?;
+            if n == 0 {
+                return Ok(true);
+            }
+            size += n as u64;
+            hasher.update(&buf[..n]);
+            // The reader may have stopped after an error; then nobody needs the buffer.
+            let _ = empty_tx.send(buf);
+        }
+    })?;
+    if !overlapped {
+        // No thread to spare (a process limit): read and hash in turn.
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = read_once(&mut r, &mut buf)?;
+            if n == 0 {
+                break;
+            }
+            size += n as u64;
+            hasher.update(&buf[..n]);
+        }
+    }
+    Ok(Hashed {
+        size,
+        digests: hasher.finalize(),
+    })
+}
