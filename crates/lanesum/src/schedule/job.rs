@@ -1,0 +1,76 @@
+//! A job: one message's share of work for the lanes.
+
+use std::ops::Deref;
+
+use crate::family::{Compress, Family, MAX_BLOCK};
+use crate::merkle_damgard::pad_final;
+
+/// Segments a job's whole blocks may come in: the lane engine's halves of owned chunks
+/// are this many slices of them.
+pub(crate) const SEGS: usize = 8;
+
+/// The non-empty ones of `parts`, in order, as a job's segments (slices, or the owned
+/// chunks they will be taken from).
+///
+/// # Panics
+/// With more than [`SEGS`] non-empty parts (dropping one would be a wrong digest).
+pub(crate) fn segs<T>(parts: impl IntoIterator<Item = T>) -> [T; SEGS]
+where
+    T: Default + Deref<Target = [u8]>,
+{
+    let mut segs: [T; SEGS] = std::array::from_fn(|_| T::default());
+    let mut parts = parts.into_iter().filter(|p| !p.is_empty());
+    for (seg, part) in segs.iter_mut().zip(&mut parts) {
+        *seg = part;
+    }
+    assert!(parts.next().is_none(), "more than SEGS segments");
+    segs
+}
+
+/// One message's work for the lanes.
+pub(crate) struct Job<'a, F: Family> {
+    /// Chaining state to start from.
+    pub state: F::State,
+    /// Whole blocks, hashed in this order; any may be empty.
+    pub segs: [&'a [u8]; SEGS],
+    /// `(tail, total)`: pad and hash the message's last `tail.len() < BLOCK` bytes for a
+    /// message of `total` bytes. `None` leaves the state mid-message.
+    pub fin: Option<(&'a [u8], u64)>,
+}
+
+impl<'a, F: Family> Job<'a, F> {
+    /// A whole message from its initial state.
+    pub(crate) fn message(iv: F::State, msg: &'a [u8]) -> Self {
+        let body = msg.len() - msg.len() % F::BLOCK;
+        Job {
+            state: iv,
+            segs: segs([&msg[..body]]),
+            fin: Some((&msg[body..], msg.len() as u64)),
+        }
+    }
+
+    /// Whole blocks only, leaving the state mid-message.
+    pub(crate) fn blocks(state: F::State, segs: [&'a [u8]; SEGS]) -> Self {
+        Job {
+            state,
+            segs,
+            fin: None,
+        }
+    }
+
+    /// Hash the job on the single-stream path, `compress`; returns the final state.
+    pub(crate) fn run_single(self, compress: Compress<F>) -> F::State {
+        let mut state = self.state;
+        for seg in self.segs {
+            if !seg.is_empty() {
+                compress.run(&mut state, seg);
+            }
+        }
+        if let Some((tail, total)) = self.fin {
+            let mut last = [0u8; 2 * MAX_BLOCK];
+            let used = pad_final::<F>(tail, total, &mut last);
+            compress.run(&mut state, &last[..used]);
+        }
+        state
+    }
+}
