@@ -255,90 +255,94 @@ mod tests {
     /// Random streams fed random chunks (empty, sub-block, many blocks) match `hash`.
     #[test]
     fn matches_one_shot_hash() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
-        let algs = Algorithm::LANED
-            .iter()
-            .copied()
-            .chain([Algorithm::Blake2b(64), Algorithm::Blake3(32)]);
-        for alg in algs {
-            for n in [0usize, 1, 2, 5, 17, 40] {
-                let msgs = random_msgs(&mut rng, n, 20_000);
-                let mut pos = vec![0usize; n];
-                let mut b = StreamBatch::new(alg, n);
-                while pos.iter().zip(&msgs).any(|(p, m)| *p < m.len()) {
-                    let cap = [1usize, 70, 300, 5000][rng.random_range(0..4)];
-                    let chunks: Vec<&[u8]> = (0..n)
-                        .map(|i| {
-                            let k = rng.random_range(0..=cap).min(msgs[i].len() - pos[i]);
-                            let c = &msgs[i][pos[i]..pos[i] + k];
-                            pos[i] += k;
-                            c
-                        })
-                        .collect();
-                    b.update(&chunks);
-                }
-                let got = b.finalize();
-                for (m, d) in msgs.iter().zip(&got) {
-                    assert_eq!(*d, hash(alg, m), "{alg} n {n} len {}", m.len());
+        crate::testing::each_level(|| {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+            let algs = Algorithm::LANED
+                .iter()
+                .copied()
+                .chain([Algorithm::Blake2b(64), Algorithm::Blake3(32)]);
+            for alg in algs {
+                for n in [0usize, 1, 2, 5, 17, 40] {
+                    let msgs = random_msgs(&mut rng, n, 20_000);
+                    let mut pos = vec![0usize; n];
+                    let mut b = StreamBatch::new(alg, n);
+                    while pos.iter().zip(&msgs).any(|(p, m)| *p < m.len()) {
+                        let cap = [1usize, 70, 300, 5000][rng.random_range(0..4)];
+                        let chunks: Vec<&[u8]> = (0..n)
+                            .map(|i| {
+                                let k = rng.random_range(0..=cap).min(msgs[i].len() - pos[i]);
+                                let c = &msgs[i][pos[i]..pos[i] + k];
+                                pos[i] += k;
+                                c
+                            })
+                            .collect();
+                        b.update(&chunks);
+                    }
+                    let got = b.finalize();
+                    for (m, d) in msgs.iter().zip(&got) {
+                        assert_eq!(*d, hash(alg, m), "{alg} n {n} len {}", m.len());
+                    }
                 }
             }
-        }
+        });
     }
 
     /// Streams restarted as their messages end (each taking the next message, mid-block
     /// or not) give each message's digest, and leave nothing behind for the next.
     #[test]
     fn restarted_streams_take_the_next_message() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        let algs = Algorithm::LANED
-            .iter()
-            .copied()
-            .chain([Algorithm::Blake3(32)]);
-        for alg in algs {
-            let msgs = random_msgs(&mut rng, 60, 9_000);
-            let n = 7;
-            let mut b = StreamBatch::new(alg, n);
-            // Each stream's (message, position), taken in turn from `next`.
-            let mut next = 0;
-            let mut at: Vec<Option<(usize, usize)>> = vec![None; n];
-            let mut got = vec![None; msgs.len()];
-            loop {
-                for a in at.iter_mut().filter(|a| a.is_none()) {
-                    if next < msgs.len() {
-                        *a = Some((next, 0));
-                        next += 1;
-                    }
-                }
-                if at.iter().all(Option::is_none) {
-                    break;
-                }
-                let cap = [1usize, 64, 300, 4000][rng.random_range(0..4)];
-                let chunks: Vec<&[u8]> = at
-                    .iter_mut()
-                    .map(|a| match a {
-                        Some((m, p)) => {
-                            let k = rng.random_range(0..=cap).min(msgs[*m].len() - *p);
-                            *p += k;
-                            &msgs[*m][*p - k..*p]
-                        }
-                        None => &[][..],
-                    })
-                    .collect();
-                b.update(&chunks);
-                for (i, a) in at.iter_mut().enumerate() {
-                    if let Some((m, p)) = *a {
-                        if p == msgs[m].len() {
-                            got[m] = Some(b.restart(i));
-                            *a = None;
+        crate::testing::each_level(|| {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+            let algs = Algorithm::LANED
+                .iter()
+                .copied()
+                .chain([Algorithm::Blake3(32)]);
+            for alg in algs {
+                let msgs = random_msgs(&mut rng, 60, 9_000);
+                let n = 7;
+                let mut b = StreamBatch::new(alg, n);
+                // Each stream's (message, position), taken in turn from `next`.
+                let mut next = 0;
+                let mut at: Vec<Option<(usize, usize)>> = vec![None; n];
+                let mut got = vec![None; msgs.len()];
+                loop {
+                    for a in at.iter_mut().filter(|a| a.is_none()) {
+                        if next < msgs.len() {
+                            *a = Some((next, 0));
+                            next += 1;
                         }
                     }
+                    if at.iter().all(Option::is_none) {
+                        break;
+                    }
+                    let cap = [1usize, 64, 300, 4000][rng.random_range(0..4)];
+                    let chunks: Vec<&[u8]> = at
+                        .iter_mut()
+                        .map(|a| match a {
+                            Some((m, p)) => {
+                                let k = rng.random_range(0..=cap).min(msgs[*m].len() - *p);
+                                *p += k;
+                                &msgs[*m][*p - k..*p]
+                            }
+                            None => &[][..],
+                        })
+                        .collect();
+                    b.update(&chunks);
+                    for (i, a) in at.iter_mut().enumerate() {
+                        if let Some((m, p)) = *a {
+                            if p == msgs[m].len() {
+                                got[m] = Some(b.restart(i));
+                                *a = None;
+                            }
+                        }
+                    }
                 }
+                for (m, d) in msgs.iter().zip(&got) {
+                    assert_eq!(d.as_ref(), Some(&hash(alg, m)), "{alg} len {}", m.len());
+                }
+                // Restarted streams that took nothing are empty messages.
+                assert!(b.finalize().iter().all(|d| *d == hash(alg, b"")));
             }
-            for (m, d) in msgs.iter().zip(&got) {
-                assert_eq!(d.as_ref(), Some(&hash(alg, m)), "{alg} len {}", m.len());
-            }
-            // Restarted streams that took nothing are empty messages.
-            assert!(b.finalize().iter().all(|d| *d == hash(alg, b"")));
-        }
+        });
     }
 }

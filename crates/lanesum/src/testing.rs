@@ -170,3 +170,16 @@ pub(crate) fn check_kernel<F: Family>(kernel: &LaneKernel<F::Word>) {
         }
     }
 }
+
+/// Runs `f` at every level this CPU can be forced to (portable, each extension alone, all
+/// of them; see `isa::with_level`): the in-process matrix every level-dependent test
+/// runs, so that one `cargo test` covers every kernel path. A failure names its level.
+pub(crate) fn each_level(mut f: impl FnMut()) {
+    for level in crate::isa::Features::detect().levels() {
+        let run = std::panic::AssertUnwindSafe(|| crate::isa::with_level(level, &mut f));
+        if let Err(e) = std::panic::catch_unwind(run) {
+            eprintln!("(at instruction-set level {level})");
+            std::panic::resume_unwind(e);
+        }
+    }
+}

@@ -6,6 +6,8 @@
 //! inputs come from one seed, printed (and in every failure message): rerun a failure with
 //! `LANESUM_TEST_SEED=<seed>`.
 
+mod levels;
+
 use std::io::Write as _;
 
 use blake2::digest::consts::{U1, U16, U20, U28, U48};
@@ -148,29 +150,31 @@ fn streamed(alg: Algorithm, data: &[u8], rng: &mut StdRng, max_large: usize) -> 
 /// Every message length 0..=1024, one-shot and streamed, for every algorithm.
 #[test]
 fn every_length_up_to_1024() {
-    let seed = seed("every_length_up_to_1024");
-    let mut rng = StdRng::seed_from_u64(seed);
-    let data = random_bytes(&mut rng, 1024);
-    let mut count = 0;
-    for alg in algorithms() {
-        for len in 0..=1024 {
-            let msg = &data[..len];
-            let want = reference(alg, msg);
-            assert_eq!(want.len(), alg.digest_len());
-            assert_eq!(
-                hash(alg, msg).as_bytes(),
-                &want[..],
-                "{alg} one-shot, len {len}, seed {seed}"
-            );
-            assert_eq!(
-                streamed(alg, msg, &mut rng, 300),
-                want,
-                "{alg} streamed, len {len}, seed {seed}"
-            );
-            count += 1;
+    levels::each_level(|| {
+        let seed = seed("every_length_up_to_1024");
+        let mut rng = StdRng::seed_from_u64(seed);
+        let data = random_bytes(&mut rng, 1024);
+        let mut count = 0;
+        for alg in algorithms() {
+            for len in 0..=1024 {
+                let msg = &data[..len];
+                let want = reference(alg, msg);
+                assert_eq!(want.len(), alg.digest_len());
+                assert_eq!(
+                    hash(alg, msg).as_bytes(),
+                    &want[..],
+                    "{alg} one-shot, len {len}, seed {seed}"
+                );
+                assert_eq!(
+                    streamed(alg, msg, &mut rng, 300),
+                    want,
+                    "{alg} streamed, len {len}, seed {seed}"
+                );
+                count += 1;
+            }
         }
-    }
-    println!("{count} (algorithm, length) pairs");
+        println!("{count} (algorithm, length) pairs");
+    });
 }
 
 /// Random lengths up to 6 MiB fed in random pieces; `picks` lengths per algorithm.
@@ -202,53 +206,61 @@ fn large_random_lengths(algs: &[Algorithm], picks: usize, name: &str) {
 
 #[test]
 fn large_md5_sha1() {
-    large_random_lengths(&[Algorithm::Md5, Algorithm::Sha1], 20, "large_md5_sha1");
+    levels::each_level(|| {
+        large_random_lengths(&[Algorithm::Md5, Algorithm::Sha1], 20, "large_md5_sha1");
+    });
 }
 
 #[test]
 fn large_sha256_family() {
-    large_random_lengths(
-        &[Algorithm::Sha224, Algorithm::Sha256],
-        20,
-        "large_sha256_family",
-    );
+    levels::each_level(|| {
+        large_random_lengths(
+            &[Algorithm::Sha224, Algorithm::Sha256],
+            20,
+            "large_sha256_family",
+        );
+    });
 }
 
 #[test]
 fn large_sha512_family() {
-    large_random_lengths(
-        &[
-            Algorithm::Sha384,
-            Algorithm::Sha512,
-            Algorithm::Sha512_224,
-            Algorithm::Sha512_256,
-        ],
-        20,
-        "large_sha512_family",
-    );
+    levels::each_level(|| {
+        large_random_lengths(
+            &[
+                Algorithm::Sha384,
+                Algorithm::Sha512,
+                Algorithm::Sha512_224,
+                Algorithm::Sha512_256,
+            ],
+            20,
+            "large_sha512_family",
+        );
+    });
 }
 
 #[test]
 fn large_blake() {
-    large_random_lengths(
-        &[
-            Algorithm::Blake2b(64),
-            Algorithm::Blake2s(32),
-            Algorithm::Blake3(32),
-        ],
-        20,
-        "large_blake",
-    );
-    // The output length only changes parameters and finalisation: a few lengths suffice.
-    large_random_lengths(
-        &[
-            Algorithm::Blake2b(20),
-            Algorithm::Blake2s(16),
-            Algorithm::Blake3(200),
-        ],
-        3,
-        "large_blake_other_lengths",
-    );
+    levels::each_level(|| {
+        large_random_lengths(
+            &[
+                Algorithm::Blake2b(64),
+                Algorithm::Blake2s(32),
+                Algorithm::Blake3(32),
+            ],
+            20,
+            "large_blake",
+        );
+        // The output length only changes parameters and finalisation: a few lengths suffice.
+        large_random_lengths(
+            &[
+                Algorithm::Blake2b(20),
+                Algorithm::Blake2s(16),
+                Algorithm::Blake3(200),
+            ],
+            3,
+            "large_blake_other_lengths",
+        );
+    });
 }
 
 proptest! {

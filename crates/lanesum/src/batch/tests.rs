@@ -44,22 +44,24 @@ fn check(alg: Algorithm, kernel: Option<&str>, msgs: &[Vec<u8>]) {
 /// batch of a one-lane kernel, run as a wave: see `waves_of_one_shape`.)
 #[test]
 fn every_length_in_every_lane_position() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-    let pool: Vec<u8> = (0..400).map(|_| rng.random()).collect();
-    for &alg in Algorithm::LANED {
-        for k in kernels(alg) {
-            for r in 0..=300usize {
-                let msgs: Vec<Vec<u8>> = (0..k.lanes)
-                    .map(|p| {
-                        let len = (r + 37 * p) % 301;
-                        let off = (r + p) % 97;
-                        pool[off..off + len].to_vec()
-                    })
-                    .collect();
-                check(alg, Some(k.name), &msgs);
+    crate::testing::each_level(|| {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let pool: Vec<u8> = (0..400).map(|_| rng.random()).collect();
+        for &alg in Algorithm::LANED {
+            for k in kernels(alg) {
+                for r in 0..=300usize {
+                    let msgs: Vec<Vec<u8>> = (0..k.lanes)
+                        .map(|p| {
+                            let len = (r + 37 * p) % 301;
+                            let off = (r + p) % 97;
+                            pool[off..off + len].to_vec()
+                        })
+                        .collect();
+                    check(alg, Some(k.name), &msgs);
+                }
             }
         }
-    }
+    });
 }
 
 /// Long messages at the same offset in their 4 KiB pages, which the scheduler starts
@@ -67,42 +69,44 @@ fn every_length_in_every_lane_position() {
 /// and one with refills, some lanes aliased and some not, ragged lengths.
 #[test]
 fn page_aligned_long_messages_start_apart() {
-    const PAGE: usize = 4096;
-    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-    let stride = 164 * 1024;
-    for alg in FAMILIES {
-        for k in kernels(alg) {
-            let before = crate::schedule::STAGGERED.get();
-            for count in [k.lanes, k.lanes + 3] {
-                let buf: Vec<u8> = (0..count * stride + 2 * PAGE)
-                    .map(|_| rng.random())
-                    .collect();
-                let base = buf.as_ptr().align_offset(PAGE);
-                let msgs: Vec<&[u8]> = (0..count)
-                    .map(|i| {
-                        let skew = if i % 4 == 3 {
-                            64 * rng.random_range(0..64)
-                        } else {
-                            0
-                        };
-                        let len = rng.random_range(130 * 1024..160 * 1024);
-                        &buf[base + i * stride + skew..][..len]
-                    })
-                    .collect();
-                let got = hash_many_with(alg, k.name, &msgs).unwrap();
-                for (i, m) in msgs.iter().enumerate() {
-                    assert_eq!(got[i], hash(alg, m), "{alg} {} msg {i} of {count}", k.name);
+    crate::testing::each_level(|| {
+        const PAGE: usize = 4096;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let stride = 164 * 1024;
+        for alg in FAMILIES {
+            for k in kernels(alg) {
+                let before = crate::schedule::STAGGERED.get();
+                for count in [k.lanes, k.lanes + 3] {
+                    let buf: Vec<u8> = (0..count * stride + 2 * PAGE)
+                        .map(|_| rng.random())
+                        .collect();
+                    let base = buf.as_ptr().align_offset(PAGE);
+                    let msgs: Vec<&[u8]> = (0..count)
+                        .map(|i| {
+                            let skew = if i % 4 == 3 {
+                                64 * rng.random_range(0..64)
+                            } else {
+                                0
+                            };
+                            let len = rng.random_range(130 * 1024..160 * 1024);
+                            &buf[base + i * stride + skew..][..len]
+                        })
+                        .collect();
+                    let got = hash_many_with(alg, k.name, &msgs).unwrap();
+                    for (i, m) in msgs.iter().enumerate() {
+                        assert_eq!(got[i], hash(alg, m), "{alg} {} msg {i} of {count}", k.name);
+                    }
+                }
+                if k.lanes >= 8 {
+                    assert!(
+                        crate::schedule::STAGGERED.get() > before,
+                        "{alg} {}",
+                        k.name
+                    );
                 }
             }
-            if k.lanes >= 8 {
-                assert!(
-                    crate::schedule::STAGGERED.get() > before,
-                    "{alg} {}",
-                    k.name
-                );
-            }
         }
-    }
+    });
 }
 
 /// The scheduler with wide portable kernels: lane refill, in-lane padding and the
@@ -235,19 +239,21 @@ const FAMILIES: [Algorithm; 4] = [
 /// CPU.
 #[test]
 fn long_messages_past_a_kernel_width() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
-    for alg in FAMILIES {
-        for count in [9, 17, 33, 40] {
-            let msgs: Vec<Vec<u8>> = (0..count)
-                .map(|_| {
-                    (0..rng.random_range(16_384..20_000))
-                        .map(|_| rng.random())
-                        .collect()
-                })
-                .collect();
-            check(alg, None, &msgs);
+    crate::testing::each_level(|| {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+        for alg in FAMILIES {
+            for count in [9, 17, 33, 40] {
+                let msgs: Vec<Vec<u8>> = (0..count)
+                    .map(|_| {
+                        (0..rng.random_range(16_384..20_000))
+                            .map(|_| rng.random())
+                            .collect()
+                    })
+                    .collect();
+                check(alg, None, &msgs);
+            }
         }
-    }
+    });
 }
 
 /// Whole waves (`waves.rs`) on every kernel: each length 0..=300 in every lane, the
@@ -255,36 +261,38 @@ fn long_messages_past_a_kernel_width() {
 /// message more than the lanes (a wave, then the scheduler).
 #[test]
 fn waves_of_one_shape() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
-    let pool: Vec<u8> = (0..800).map(|_| rng.random()).collect();
-    for &alg in Algorithm::LANED {
-        let block = alg.block_len();
-        for k in kernels(alg) {
-            for len in 0..=300usize {
-                // Tails with as many padded blocks as `len`'s: one while the
-                // length field (an eighth of a block) still fits.
-                let (tail, fits) = (len % block, block - block / 8);
-                let room = if tail < fits { 0..fits } else { fits..block };
-                for (count, same) in [(k.lanes, true), (k.lanes, false), (k.lanes + 1, true)] {
-                    let before = crate::waves::WAVES.get();
-                    let msgs: Vec<Vec<u8>> = (0..count)
-                        .map(|p| {
-                            let len = if same {
-                                len
-                            } else {
-                                len - tail + rng.random_range(room.clone())
-                            };
-                            let off = (len + 3 * p) % 397;
-                            pool[off..off + len].to_vec()
-                        })
-                        .collect();
-                    check(alg, Some(k.name), &msgs);
-                    let waves = crate::waves::WAVES.get() - before;
-                    assert_eq!(waves, count / k.lanes, "{alg} {} len {len}", k.name);
+    crate::testing::each_level(|| {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        let pool: Vec<u8> = (0..800).map(|_| rng.random()).collect();
+        for &alg in Algorithm::LANED {
+            let block = alg.block_len();
+            for k in kernels(alg) {
+                for len in 0..=300usize {
+                    // Tails with as many padded blocks as `len`'s: one while the
+                    // length field (an eighth of a block) still fits.
+                    let (tail, fits) = (len % block, block - block / 8);
+                    let room = if tail < fits { 0..fits } else { fits..block };
+                    for (count, same) in [(k.lanes, true), (k.lanes, false), (k.lanes + 1, true)] {
+                        let before = crate::waves::WAVES.get();
+                        let msgs: Vec<Vec<u8>> = (0..count)
+                            .map(|p| {
+                                let len = if same {
+                                    len
+                                } else {
+                                    len - tail + rng.random_range(room.clone())
+                                };
+                                let off = (len + 3 * p) % 397;
+                                pool[off..off + len].to_vec()
+                            })
+                            .collect();
+                        check(alg, Some(k.name), &msgs);
+                        let waves = crate::waves::WAVES.get() - before;
+                        assert_eq!(waves, count / k.lanes, "{alg} {} len {len}", k.name);
+                    }
                 }
             }
         }
-    }
+    });
 }
 
 /// Equal messages, and two groups of equal messages, at every count to 70 on the auto
@@ -293,61 +301,67 @@ fn waves_of_one_shape() {
 /// padding limit and the longest waved message.
 #[test]
 fn equal_messages_every_count_auto() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(17);
-    let pool: Vec<u8> = (0..(8500 + 70 * 31)).map(|_| rng.random()).collect();
-    for alg in FAMILIES {
-        for len in [0, 55, 56, 64, 1000, 4097, 8195, 8300] {
-            for count in 1..=70 {
-                for mixed in [false, true] {
-                    let msgs: Vec<Vec<u8>> = (0..count)
-                        .map(|i| {
-                            let len = if mixed && i % 2 == 1 { len + 200 } else { len };
-                            pool[i * 31..][..len].to_vec()
-                        })
-                        .collect();
-                    check(alg, None, &msgs);
+    crate::testing::each_level(|| {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+        let pool: Vec<u8> = (0..(8500 + 70 * 31)).map(|_| rng.random()).collect();
+        for alg in FAMILIES {
+            for len in [0, 55, 56, 64, 1000, 4097, 8195, 8300] {
+                for count in 1..=70 {
+                    for mixed in [false, true] {
+                        let msgs: Vec<Vec<u8>> = (0..count)
+                            .map(|i| {
+                                let len = if mixed && i % 2 == 1 { len + 200 } else { len };
+                                pool[i * 31..][..len].to_vec()
+                            })
+                            .collect();
+                        check(alg, None, &msgs);
+                    }
                 }
             }
         }
-    }
+    });
 }
 
 #[test]
 fn every_message_count_auto() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(9);
-    for alg in FAMILIES {
-        for count in 0..=130 {
-            let msgs: Vec<Vec<u8>> = (0..count)
-                .map(|_| {
-                    (0..rng.random_range(0..3000))
-                        .map(|_| rng.random())
-                        .collect()
-                })
-                .collect();
-            check(alg, None, &msgs);
+    crate::testing::each_level(|| {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        for alg in FAMILIES {
+            for count in 0..=130 {
+                let msgs: Vec<Vec<u8>> = (0..count)
+                    .map(|_| {
+                        (0..rng.random_range(0..3000))
+                            .map(|_| rng.random())
+                            .collect()
+                    })
+                    .collect();
+                check(alg, None, &msgs);
+            }
         }
-    }
+    });
 }
 
 #[test]
 fn large_random_messages_par() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-    let msgs: Vec<Vec<u8>> = (0..40)
-        .map(|_| {
-            (0..rng.random_range(0..(3 << 20)))
-                .map(|_| rng.random())
-                .collect()
-        })
-        .collect();
-    let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
-    for alg in Algorithm::LANED
-        .iter()
-        .copied()
-        .chain([Algorithm::Blake2b(64), Algorithm::Blake3(32)])
-    {
-        let got = hash_many_par(alg, &refs);
-        for (m, d) in msgs.iter().zip(&got) {
-            assert_eq!(*d, hash(alg, m), "{alg}");
+    crate::testing::each_level(|| {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let msgs: Vec<Vec<u8>> = (0..40)
+            .map(|_| {
+                (0..rng.random_range(0..(3 << 20)))
+                    .map(|_| rng.random())
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+        for alg in Algorithm::LANED
+            .iter()
+            .copied()
+            .chain([Algorithm::Blake2b(64), Algorithm::Blake3(32)])
+        {
+            let got = hash_many_par(alg, &refs);
+            for (m, d) in msgs.iter().zip(&got) {
+                assert_eq!(*d, hash(alg, m), "{alg}");
+            }
         }
-    }
+    });
 }

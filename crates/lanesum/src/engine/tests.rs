@@ -38,16 +38,18 @@ fn feed(h: &mut LaneHasher, data: &[u8], rng: &mut impl Rng) {
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn lone_stream_every_length_and_split() {
-    let engine = Engine::new();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
-    let data = random_bytes(&mut rng, 3000);
-    for &alg in Algorithm::LANED {
-        for len in (0..=1100).chain([2047, 2048, 2049, 3000]) {
-            let mut h = engine.hasher(alg);
-            feed(&mut h, &data[..len], &mut rng);
-            assert_eq!(h.finalize(), hash(alg, &data[..len]), "{alg} len {len}");
+    crate::testing::each_level(|| {
+        let engine = Engine::new();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let data = random_bytes(&mut rng, 3000);
+        for &alg in Algorithm::LANED {
+            for len in (0..=1100).chain([2047, 2048, 2049, 3000]) {
+                let mut h = engine.hasher(alg);
+                feed(&mut h, &data[..len], &mut rng);
+                assert_eq!(h.finalize(), hash(alg, &data[..len]), "{alg} len {len}");
+            }
         }
-    }
+    });
 }
 
 /// Many streams on one thread, written round-robin: every write after the first defers,
@@ -55,43 +57,45 @@ fn lone_stream_every_length_and_split() {
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn interleaved_streams_on_one_thread() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(2);
-    for &alg in Algorithm::LANED {
-        let engine = Engine::new();
-        for count in [2usize, 3, 17, 70, 150] {
-            let msgs: Vec<Vec<u8>> = (0..count)
-                .map(|_| {
-                    let n = rng.random_range(0..200_000);
-                    random_bytes(&mut rng, n)
-                })
-                .collect();
-            let mut hs: Vec<(usize, LaneHasher, usize)> =
-                (0..count).map(|i| (i, engine.hasher(alg), 0)).collect();
-            while !hs.is_empty() {
-                let k = rng.random_range(0..hs.len());
-                let (i, h, pos) = &mut hs[k];
-                let msg = &msgs[*i];
-                // Some writes over a batch: a round then hashes part and keeps or re-rounds the rest.
-                let cap = if rng.random_bool(0.2) {
-                    200_000
-                } else {
-                    40_000
-                };
-                let n = rng.random_range(0..cap).min(msg.len() - *pos);
-                if rng.random_bool(0.3) {
-                    h.update_bytes(Bytes::copy_from_slice(&msg[*pos..*pos + n]));
-                } else {
-                    h.update(&msg[*pos..*pos + n]);
+    crate::testing::each_level(|| {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+        for &alg in Algorithm::LANED {
+            let engine = Engine::new();
+            for count in [2usize, 3, 17, 70, 150] {
+                let msgs: Vec<Vec<u8>> = (0..count)
+                    .map(|_| {
+                        let n = rng.random_range(0..200_000);
+                        random_bytes(&mut rng, n)
+                    })
+                    .collect();
+                let mut hs: Vec<(usize, LaneHasher, usize)> =
+                    (0..count).map(|i| (i, engine.hasher(alg), 0)).collect();
+                while !hs.is_empty() {
+                    let k = rng.random_range(0..hs.len());
+                    let (i, h, pos) = &mut hs[k];
+                    let msg = &msgs[*i];
+                    // Some writes over a batch: a round then hashes part and keeps or re-rounds the rest.
+                    let cap = if rng.random_bool(0.2) {
+                        200_000
+                    } else {
+                        40_000
+                    };
+                    let n = rng.random_range(0..cap).min(msg.len() - *pos);
+                    if rng.random_bool(0.3) {
+                        h.update_bytes(Bytes::copy_from_slice(&msg[*pos..*pos + n]));
+                    } else {
+                        h.update(&msg[*pos..*pos + n]);
+                    }
+                    *pos += n;
+                    if *pos == msg.len() && rng.random_bool(0.3) {
+                        let (i, h, _) = hs.swap_remove(k);
+                        assert_eq!(h.finalize(), hash(alg, &msgs[i]), "{alg} count {count}");
+                    }
                 }
-                *pos += n;
-                if *pos == msg.len() && rng.random_bool(0.3) {
-                    let (i, h, _) = hs.swap_remove(k);
-                    assert_eq!(h.finalize(), hash(alg, &msgs[i]), "{alg} count {count}");
-                }
+                assert_eq!(engine.writers(), 0);
             }
-            assert_eq!(engine.writers(), 0);
         }
-    }
+    });
 }
 
 /// Threads with random algorithms, write sizes and drops on one engine: the digests are
@@ -99,7 +103,9 @@ fn interleaved_streams_on_one_thread() {
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri; see concurrent_streams_small")]
 fn concurrent_streams_random() {
-    concurrent_streams(12, 30, 300_000);
+    crate::testing::each_level(|| {
+        concurrent_streams(12, 30, 300_000);
+    });
 }
 
 /// The same at a size Miri can check for data races and undefined behaviour (about 4 min
@@ -107,11 +113,13 @@ fn concurrent_streams_random() {
 /// engine::tests::concurrent_streams_small`.
 #[test]
 fn concurrent_streams_small() {
-    if cfg!(miri) {
-        concurrent_streams(3, 4, 12_000);
-    } else {
-        concurrent_streams(3, 3, 150_000);
-    }
+    crate::testing::each_level(|| {
+        if cfg!(miri) {
+            concurrent_streams(3, 4, 12_000);
+        } else {
+            concurrent_streams(3, 3, 150_000);
+        }
+    });
 }
 
 fn concurrent_streams(threads: u64, rounds: usize, max_len: usize) {
@@ -149,23 +157,25 @@ fn concurrent_streams(threads: u64, rounds: usize, max_len: usize) {
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn buffered_data_is_bounded() {
-    let engine = Engine::new();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
-    let data = Bytes::from(random_bytes(&mut rng, 1 << 20));
-    let mut hs: Vec<LaneHasher> = (0..5).map(|_| engine.hasher(Algorithm::Md5)).collect();
-    for _ in 0..2000 {
-        let k = rng.random_range(0..hs.len());
-        let n = rng.random_range(0..70_000);
-        let off = rng.random_range(0..data.len() - n);
-        if rng.random_bool(0.5) {
-            hs[k].update_bytes(data.slice(off..off + n));
-        } else {
-            hs[k].update(&data[off..off + n]);
+    crate::testing::each_level(|| {
+        let engine = Engine::new();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let data = Bytes::from(random_bytes(&mut rng, 1 << 20));
+        let mut hs: Vec<LaneHasher> = (0..5).map(|_| engine.hasher(Algorithm::Md5)).collect();
+        for _ in 0..2000 {
+            let k = rng.random_range(0..hs.len());
+            let n = rng.random_range(0..70_000);
+            let off = rng.random_range(0..data.len() - n);
+            if rng.random_bool(0.5) {
+                hs[k].update_bytes(data.slice(off..off + n));
+            } else {
+                hs[k].update(&data[off..off + n]);
+            }
+            for h in &hs {
+                assert!(h.buffered() <= BATCH);
+            }
         }
-        for h in &hs {
-            assert!(h.buffered() <= BATCH);
-        }
-    }
+    });
 }
 
 /// Creating and dropping many hashers (unused, mid-stream, finished) leaks nothing: the
@@ -173,152 +183,160 @@ fn buffered_data_is_bounded() {
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn churn_leaves_nothing_behind() {
-    let engine = Engine::new();
-    let mut keep = engine.hasher(Algorithm::Sha256);
-    // A companion writer, so the others' writes defer (a write that fits the stage would
-    // not count).
-    keep.update(&[1; 2048]);
-    let block = [7u8; 3000];
-    for i in 0..200_000 {
-        let mut h = engine.hasher(Algorithm::Sha256);
-        match i % 3 {
-            0 => {}
-            1 => {
-                h.update(&block);
+    crate::testing::each_level(|| {
+        let engine = Engine::new();
+        let mut keep = engine.hasher(Algorithm::Sha256);
+        // A companion writer, so the others' writes defer (a write that fits the stage would
+        // not count).
+        keep.update(&[1; 2048]);
+        let block = [7u8; 3000];
+        for i in 0..200_000 {
+            let mut h = engine.hasher(Algorithm::Sha256);
+            match i % 3 {
+                0 => {}
+                1 => {
+                    h.update(&block);
+                }
+                _ => {
+                    h.update(&block);
+                    let _ = h.finalize();
+                    continue;
+                }
             }
-            _ => {
-                h.update(&block);
-                let _ = h.finalize();
-                continue;
-            }
+            drop(h);
         }
-        drop(h);
-    }
-    drop(keep);
-    assert_eq!(engine.writers(), 0);
-    assert!(engine.waiting() <= 1);
+        drop(keep);
+        assert_eq!(engine.writers(), 0);
+        assert!(engine.waiting() <= 1);
+    });
 }
 
 /// A thread that panics while holding a stream (with blocks buffered) disturbs no other.
 #[test]
 fn panic_in_one_thread_spares_the_others() {
-    let engine = Engine::new();
-    let data = vec![0x5au8; 500_000];
-    let e = engine.clone();
-    let d = data.clone();
-    let bad = std::thread::spawn(move || {
-        let mut h = e.hasher(Algorithm::Md5);
-        h.update(&d[..10_000]);
-        panic!("a user's bug");
-    });
-    let good: Vec<_> = (0..4)
-        .map(|_| {
-            let e = engine.clone();
-            let d = data.clone();
-            std::thread::spawn(move || {
-                let mut h = e.hasher(Algorithm::Md5);
-                for c in d.chunks(30_000) {
-                    h.update(c);
-                }
-                h.finalize()
+    crate::testing::each_level(|| {
+        let engine = Engine::new();
+        let data = vec![0x5au8; 500_000];
+        let e = engine.clone();
+        let d = data.clone();
+        let bad = std::thread::spawn(move || {
+            let mut h = e.hasher(Algorithm::Md5);
+            h.update(&d[..10_000]);
+            panic!("a user's bug");
+        });
+        let good: Vec<_> = (0..4)
+            .map(|_| {
+                let e = engine.clone();
+                let d = data.clone();
+                std::thread::spawn(move || {
+                    let mut h = e.hasher(Algorithm::Md5);
+                    for c in d.chunks(30_000) {
+                        h.update(c);
+                    }
+                    h.finalize()
+                })
             })
-        })
-        .collect();
-    assert!(bad.join().is_err());
-    for g in good {
-        assert_eq!(g.join().unwrap(), hash(Algorithm::Md5, &data));
-    }
-    let mut h = engine.hasher(Algorithm::Md5);
-    h.update(&data);
-    assert_eq!(h.finalize(), hash(Algorithm::Md5, &data));
+            .collect();
+        assert!(bad.join().is_err());
+        for g in good {
+            assert_eq!(g.join().unwrap(), hash(Algorithm::Md5, &data));
+        }
+        let mut h = engine.hasher(Algorithm::Md5);
+        h.update(&data);
+        assert_eq!(h.finalize(), hash(Algorithm::Md5, &data));
+    });
 }
 
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn multi_hasher_matches_each_algorithm() {
-    let all: Vec<Algorithm> = [
-        "md5",
-        "sha1",
-        "sha224",
-        "sha256",
-        "sha384",
-        "sha512",
-        "sha512-224",
-        "sha512-256",
-        "blake2b",
-        "blake2s-160",
-        "blake3",
-    ]
-    .iter()
-    .map(|s| s.parse().unwrap())
-    .collect();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(4);
-    let data = random_bytes(&mut rng, 3 << 20);
-    for algs in [&all[..], &all[..1], &all[2..6], &all[8..]] {
-        for (len, own) in [0usize, 1, 1000, 70_000, 3 << 20]
-            .into_iter()
-            .flat_map(|l| [(l, false), (l, true)])
-        {
-            // A private engine: alone on it, so writes are gathered and run side by side.
-            let mut m = if own {
-                MultiHasher::with_engine(&Engine::new(), algs)
-            } else {
-                MultiHasher::new(algs)
-            };
-            let mut rest = &data[..len];
-            while !rest.is_empty() {
-                let cap = [10, 5000, 400_000, 2_000_000][rng.random_range(0..4)];
-                let n = rng.random_range(0..cap).min(rest.len());
-                if rng.random_bool(0.5) {
-                    m.update_bytes(Bytes::copy_from_slice(&rest[..n]));
+    crate::testing::each_level(|| {
+        let all: Vec<Algorithm> = [
+            "md5",
+            "sha1",
+            "sha224",
+            "sha256",
+            "sha384",
+            "sha512",
+            "sha512-224",
+            "sha512-256",
+            "blake2b",
+            "blake2s-160",
+            "blake3",
+        ]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+        let data = random_bytes(&mut rng, 3 << 20);
+        for algs in [&all[..], &all[..1], &all[2..6], &all[8..]] {
+            for (len, own) in [0usize, 1, 1000, 70_000, 3 << 20]
+                .into_iter()
+                .flat_map(|l| [(l, false), (l, true)])
+            {
+                // A private engine: alone on it, so writes are gathered and run side by side.
+                let mut m = if own {
+                    MultiHasher::with_engine(&Engine::new(), algs)
                 } else {
-                    m.update(&rest[..n]);
+                    MultiHasher::new(algs)
+                };
+                let mut rest = &data[..len];
+                while !rest.is_empty() {
+                    let cap = [10, 5000, 400_000, 2_000_000][rng.random_range(0..4)];
+                    let n = rng.random_range(0..cap).min(rest.len());
+                    if rng.random_bool(0.5) {
+                        m.update_bytes(Bytes::copy_from_slice(&rest[..n]));
+                    } else {
+                        m.update(&rest[..n]);
+                    }
+                    rest = &rest[n..];
                 }
-                rest = &rest[n..];
-            }
-            let got = m.finalize();
-            for (a, d) in algs.iter().zip(got) {
-                assert_eq!(d, hash(*a, &data[..len]), "{a} len {len}");
+                let got = m.finalize();
+                for (a, d) in algs.iter().zip(got) {
+                    assert_eq!(d, hash(*a, &data[..len]), "{a} len {len}");
+                }
             }
         }
-    }
+    });
 }
 
 /// Many MultiHashers on several threads share each family's lanes.
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn multi_hashers_on_many_threads() {
-    let algs = [
-        Algorithm::Md5,
-        Algorithm::Sha1,
-        Algorithm::Sha256,
-        Algorithm::Sha512,
-    ];
-    let threads: Vec<_> = (0..8u8)
-        .map(|t| {
-            std::thread::spawn(move || {
-                let data: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7) as u8 ^ t).collect();
-                let owned = Bytes::from(data.clone());
-                let mut m = MultiHasher::new(&algs);
-                // Half the threads write owned chunks.
-                for (k, c) in data.chunks(32 * 1024 + t as usize).enumerate() {
-                    if t % 2 == 0 {
-                        m.update(c);
-                    } else {
-                        let at = k * (32 * 1024 + t as usize);
-                        m.update_bytes(owned.slice(at..at + c.len()));
+    crate::testing::each_level(|| {
+        let algs = [
+            Algorithm::Md5,
+            Algorithm::Sha1,
+            Algorithm::Sha256,
+            Algorithm::Sha512,
+        ];
+        let threads: Vec<_> = (0..8u8)
+            .map(|t| {
+                std::thread::spawn(move || {
+                    let data: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7) as u8 ^ t).collect();
+                    let owned = Bytes::from(data.clone());
+                    let mut m = MultiHasher::new(&algs);
+                    // Half the threads write owned chunks.
+                    for (k, c) in data.chunks(32 * 1024 + t as usize).enumerate() {
+                        if t % 2 == 0 {
+                            m.update(c);
+                        } else {
+                            let at = k * (32 * 1024 + t as usize);
+                            m.update_bytes(owned.slice(at..at + c.len()));
+                        }
                     }
-                }
-                let got = m.finalize();
-                for (a, d) in algs.iter().zip(got) {
-                    assert_eq!(d, hash(*a, &data), "{a} thread {t}");
-                }
+                    let got = m.finalize();
+                    for (a, d) in algs.iter().zip(got) {
+                        assert_eq!(d, hash(*a, &data), "{a} thread {t}");
+                    }
+                })
             })
-        })
-        .collect();
-    for t in threads {
-        t.join().unwrap();
-    }
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+    });
 }
 
 /// MultiHashers and plain lane streams written round-robin on one thread: the multis hand
@@ -327,134 +345,138 @@ fn multi_hashers_on_many_threads() {
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn multi_hashers_interleaved_on_one_thread() {
-    let all: Vec<Algorithm> = [
-        "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake3",
-    ]
-    .iter()
-    .map(|s| s.parse().unwrap())
-    .collect();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-    for _ in 0..6 {
-        let engine = Engine::new();
-        let count = rng.random_range(2..10);
-        let msgs: Vec<Vec<u8>> = (0..count)
-            .map(|_| {
-                let max = [400_000, 1_500_000][rng.random_range(0..2)];
-                let n = rng.random_range(0..max);
-                random_bytes(&mut rng, n)
-            })
-            .collect();
-        // Streams that wrote some blocks and wait: while there are enough, the multis are
-        // not alone on the engine.
-        let some = [b'x'; 2048];
-        let mut idle: Vec<LaneHasher> = Vec::new();
-        enum H {
-            Multi(MultiHasher, Vec<Algorithm>),
-            Lane(Box<LaneHasher>),
-        }
-        let mut hs: Vec<(usize, H, usize)> = (0..count)
-            .map(|i| {
-                let h = if rng.random_bool(0.75) {
-                    let algs: Vec<Algorithm> = all
-                        .iter()
-                        .copied()
-                        .filter(|_| rng.random_bool(0.6))
-                        .collect();
-                    H::Multi(MultiHasher::with_engine(&engine, &algs), algs)
-                } else {
-                    H::Lane(Box::new(engine.hasher(all[rng.random_range(0..all.len())])))
-                };
-                (i, h, 0)
-            })
-            .collect();
-        while !hs.is_empty() {
-            if rng.random_bool(0.02) {
-                for _ in 0..rng.random_range(0..10) {
-                    let mut l = engine.hasher(all[rng.random_range(0..all.len())]);
-                    l.update(&some);
-                    idle.push(l);
-                }
-            } else if rng.random_bool(0.02) {
-                for l in idle.drain(..rng.random_range(0..=idle.len())) {
-                    let a = l.algorithm();
-                    assert_eq!(l.finalize(), hash(a, &some));
-                }
+    crate::testing::each_level(|| {
+        let all: Vec<Algorithm> = [
+            "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake3",
+        ]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for _ in 0..6 {
+            let engine = Engine::new();
+            let count = rng.random_range(2..10);
+            let msgs: Vec<Vec<u8>> = (0..count)
+                .map(|_| {
+                    let max = [400_000, 1_500_000][rng.random_range(0..2)];
+                    let n = rng.random_range(0..max);
+                    random_bytes(&mut rng, n)
+                })
+                .collect();
+            // Streams that wrote some blocks and wait: while there are enough, the multis are
+            // not alone on the engine.
+            let some = [b'x'; 2048];
+            let mut idle: Vec<LaneHasher> = Vec::new();
+            enum H {
+                Multi(MultiHasher, Vec<Algorithm>),
+                Lane(Box<LaneHasher>),
             }
-            let k = rng.random_range(0..hs.len());
-            let (i, h, pos) = &mut hs[k];
-            let msg = &msgs[*i];
-            let cap = [3, 200, 5000, 40_000, 200_000][rng.random_range(0..5)];
-            let n = rng.random_range(0..=cap).min(msg.len() - *pos);
-            match h {
-                H::Multi(m, _) if rng.random_bool(0.3) => {
-                    m.update_bytes(Bytes::copy_from_slice(&msg[*pos..*pos + n]));
+            let mut hs: Vec<(usize, H, usize)> = (0..count)
+                .map(|i| {
+                    let h = if rng.random_bool(0.75) {
+                        let algs: Vec<Algorithm> = all
+                            .iter()
+                            .copied()
+                            .filter(|_| rng.random_bool(0.6))
+                            .collect();
+                        H::Multi(MultiHasher::with_engine(&engine, &algs), algs)
+                    } else {
+                        H::Lane(Box::new(engine.hasher(all[rng.random_range(0..all.len())])))
+                    };
+                    (i, h, 0)
+                })
+                .collect();
+            while !hs.is_empty() {
+                if rng.random_bool(0.02) {
+                    for _ in 0..rng.random_range(0..10) {
+                        let mut l = engine.hasher(all[rng.random_range(0..all.len())]);
+                        l.update(&some);
+                        idle.push(l);
+                    }
+                } else if rng.random_bool(0.02) {
+                    for l in idle.drain(..rng.random_range(0..=idle.len())) {
+                        let a = l.algorithm();
+                        assert_eq!(l.finalize(), hash(a, &some));
+                    }
                 }
-                H::Multi(m, _) => {
-                    m.update(&msg[*pos..*pos + n]);
-                }
-                H::Lane(l) => {
-                    l.update(&msg[*pos..*pos + n]);
-                }
-            }
-            *pos += n;
-            if *pos == msg.len() && rng.random_bool(0.3) {
-                let (i, h, _) = hs.swap_remove(k);
+                let k = rng.random_range(0..hs.len());
+                let (i, h, pos) = &mut hs[k];
+                let msg = &msgs[*i];
+                let cap = [3, 200, 5000, 40_000, 200_000][rng.random_range(0..5)];
+                let n = rng.random_range(0..=cap).min(msg.len() - *pos);
                 match h {
-                    H::Multi(m, algs) => {
-                        for (a, d) in algs.iter().zip(m.finalize()) {
-                            assert_eq!(d, hash(*a, &msgs[i]), "{a} multi");
-                        }
+                    H::Multi(m, _) if rng.random_bool(0.3) => {
+                        m.update_bytes(Bytes::copy_from_slice(&msg[*pos..*pos + n]));
+                    }
+                    H::Multi(m, _) => {
+                        m.update(&msg[*pos..*pos + n]);
                     }
                     H::Lane(l) => {
-                        let a = l.algorithm();
-                        assert_eq!(l.finalize(), hash(a, &msgs[i]), "{a} lane");
+                        l.update(&msg[*pos..*pos + n]);
+                    }
+                }
+                *pos += n;
+                if *pos == msg.len() && rng.random_bool(0.3) {
+                    let (i, h, _) = hs.swap_remove(k);
+                    match h {
+                        H::Multi(m, algs) => {
+                            for (a, d) in algs.iter().zip(m.finalize()) {
+                                assert_eq!(d, hash(*a, &msgs[i]), "{a} multi");
+                            }
+                        }
+                        H::Lane(l) => {
+                            let a = l.algorithm();
+                            assert_eq!(l.finalize(), hash(a, &msgs[i]), "{a} lane");
+                        }
                     }
                 }
             }
+            drop(idle);
+            assert_eq!(engine.writers(), 0);
         }
-        drop(idle);
-        assert_eq!(engine.writers(), 0);
-    }
+    });
 }
 
 /// A message that fits the stage never reaches the pool: no slot, not counted as a writer
 /// (so it costs what a plain `Hasher` does); one more byte and it is.
 #[test]
 fn short_messages_stay_off_the_pool() {
-    let engine = Engine::new();
-    let data = [0xa5u8; STAGE];
-    for alg in [
-        Algorithm::Md5,
-        Algorithm::Sha1,
-        Algorithm::Sha256,
-        Algorithm::Sha384,
-    ] {
-        for len in [0, 1, 55, 56, 64, 111, 112, 128, STAGE - 1] {
+    crate::testing::each_level(|| {
+        let engine = Engine::new();
+        let data = [0xa5u8; STAGE];
+        for alg in [
+            Algorithm::Md5,
+            Algorithm::Sha1,
+            Algorithm::Sha256,
+            Algorithm::Sha384,
+        ] {
+            for len in [0, 1, 55, 56, 64, 111, 112, 128, STAGE - 1] {
+                let mut h = engine.hasher(alg);
+                h.update(&data[..len / 2]);
+                h.update(&data[len / 2..len]);
+                assert_eq!(engine.writers(), 0, "{alg} len {len}");
+                assert_eq!(h.finalize(), hash(alg, &data[..len]), "{alg} len {len}");
+            }
             let mut h = engine.hasher(alg);
-            h.update(&data[..len / 2]);
-            h.update(&data[len / 2..len]);
-            assert_eq!(engine.writers(), 0, "{alg} len {len}");
-            assert_eq!(h.finalize(), hash(alg, &data[..len]), "{alg} len {len}");
+            h.update(&data);
+            assert_eq!(engine.writers(), 1, "{alg}");
+            assert_eq!(h.finalize(), hash(alg, &data), "{alg}");
+            assert_eq!(engine.writers(), 0, "{alg}");
         }
-        let mut h = engine.hasher(alg);
-        h.update(&data);
-        assert_eq!(engine.writers(), 1, "{alg}");
-        assert_eq!(h.finalize(), hash(alg, &data), "{alg}");
-        assert_eq!(engine.writers(), 0, "{alg}");
-    }
-    // The same for a MultiHasher, whose streams are made only once data reaches them.
-    let algs = [Algorithm::Md5, Algorithm::Sha512, Algorithm::Blake3(32)];
-    for len in [0, 1, 200, STAGE - 1, STAGE] {
-        let mut m = MultiHasher::with_engine(&engine, &algs);
-        m.update(&data[..len / 3]);
-        m.update(&data[len / 3..len]);
-        let lanes = if len < STAGE { 0 } else { 2 };
-        assert_eq!(engine.writers(), lanes, "len {len}");
-        for (a, d) in algs.iter().zip(m.finalize()) {
-            assert_eq!(d, hash(*a, &data[..len]), "{a} len {len}");
+        // The same for a MultiHasher, whose streams are made only once data reaches them.
+        let algs = [Algorithm::Md5, Algorithm::Sha512, Algorithm::Blake3(32)];
+        for len in [0, 1, 200, STAGE - 1, STAGE] {
+            let mut m = MultiHasher::with_engine(&engine, &algs);
+            m.update(&data[..len / 3]);
+            m.update(&data[len / 3..len]);
+            let lanes = if len < STAGE { 0 } else { 2 };
+            assert_eq!(engine.writers(), lanes, "len {len}");
+            for (a, d) in algs.iter().zip(m.finalize()) {
+                assert_eq!(d, hash(*a, &data[..len]), "{a} len {len}");
+            }
+            assert_eq!(engine.writers(), 0, "len {len}");
         }
-        assert_eq!(engine.writers(), 0, "len {len}");
-    }
+    });
 }
 
 /// Writers enough that a round takes another stream's half (a core's share: two).
@@ -483,36 +505,38 @@ impl Companions {
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn owned_chunks_every_stitch() {
-    let engine = Engine::new();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-    let data = Bytes::from(random_bytes(&mut rng, 40_000));
-    for &alg in Algorithm::LANED {
-        let mut companions = Companions::new(&engine, alg);
-        for staged in [0, 1, 63, 64, 100, 127, 128, 129, STAGE - 1] {
-            for chunk in [STAGE, 4999, 5000, 5120, 7000] {
-                let mut h = engine.hasher(alg);
-                let mut at = 0;
-                let mut msg = Vec::new();
-                // Staged bytes, a chunk, staged bytes, a chunk, staged bytes.
-                for step in 0..5 {
-                    let n = if step % 2 == 0 { staged } else { chunk };
-                    let piece = data.slice(at..at + n);
-                    msg.extend_from_slice(&piece);
-                    if step % 2 == 0 {
-                        h.update(&piece);
-                    } else {
-                        h.update_bytes(piece);
+    crate::testing::each_level(|| {
+        let engine = Engine::new();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let data = Bytes::from(random_bytes(&mut rng, 40_000));
+        for &alg in Algorithm::LANED {
+            let mut companions = Companions::new(&engine, alg);
+            for staged in [0, 1, 63, 64, 100, 127, 128, 129, STAGE - 1] {
+                for chunk in [STAGE, 4999, 5000, 5120, 7000] {
+                    let mut h = engine.hasher(alg);
+                    let mut at = 0;
+                    let mut msg = Vec::new();
+                    // Staged bytes, a chunk, staged bytes, a chunk, staged bytes.
+                    for step in 0..5 {
+                        let n = if step % 2 == 0 { staged } else { chunk };
+                        let piece = data.slice(at..at + n);
+                        msg.extend_from_slice(&piece);
+                        if step % 2 == 0 {
+                            h.update(&piece);
+                        } else {
+                            h.update_bytes(piece);
+                        }
+                        at += n + 7;
                     }
-                    at += n + 7;
+                    companions.wait();
+                    let got = h.finalize();
+                    assert_eq!(got, hash(alg, &msg), "{alg} staged {staged} chunk {chunk}");
                 }
-                companions.wait();
-                let got = h.finalize();
-                assert_eq!(got, hash(alg, &msg), "{alg} staged {staged} chunk {chunk}");
             }
+            drop(companions);
+            assert_eq!(engine.writers(), 0);
         }
-        drop(companions);
-        assert_eq!(engine.writers(), 0);
-    }
+    });
 }
 
 /// Two halves of many small chunks and staged blocks after them are more slices than a
@@ -520,31 +544,33 @@ fn owned_chunks_every_stitch() {
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn final_round_with_more_slices_than_a_job() {
-    let engine = Engine::new();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(6);
-    let data = Bytes::from(random_bytes(&mut rng, 200_000));
-    for &alg in Algorithm::LANED {
-        let mut companions = Companions::new(&engine, alg);
-        // Chunks of exactly the stage (one slice each) or a little over (then the next
-        // one's stitched head is a slice too), as many as two halves take.
-        for (chunk, count) in [(STAGE, 16), (STAGE + 7, 8), (3000, 6)] {
-            for staged in [0, 100] {
-                let mut h = engine.hasher(alg);
-                let mut msg = Vec::new();
-                for k in 0..count {
-                    let piece = data.slice(k * chunk..(k + 1) * chunk);
-                    msg.extend_from_slice(&piece);
-                    h.update_bytes(piece);
+    crate::testing::each_level(|| {
+        let engine = Engine::new();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+        let data = Bytes::from(random_bytes(&mut rng, 200_000));
+        for &alg in Algorithm::LANED {
+            let mut companions = Companions::new(&engine, alg);
+            // Chunks of exactly the stage (one slice each) or a little over (then the next
+            // one's stitched head is a slice too), as many as two halves take.
+            for (chunk, count) in [(STAGE, 16), (STAGE + 7, 8), (3000, 6)] {
+                for staged in [0, 100] {
+                    let mut h = engine.hasher(alg);
+                    let mut msg = Vec::new();
+                    for k in 0..count {
+                        let piece = data.slice(k * chunk..(k + 1) * chunk);
+                        msg.extend_from_slice(&piece);
+                        h.update_bytes(piece);
+                    }
+                    let last = &data[100_000..100_000 + staged];
+                    msg.extend_from_slice(last);
+                    h.update(last);
+                    companions.wait();
+                    let got = h.finalize();
+                    assert_eq!(got, hash(alg, &msg), "{alg} chunk {chunk} staged {staged}");
                 }
-                let last = &data[100_000..100_000 + staged];
-                msg.extend_from_slice(last);
-                h.update(last);
-                companions.wait();
-                let got = h.finalize();
-                assert_eq!(got, hash(alg, &msg), "{alg} chunk {chunk} staged {staged}");
             }
+            drop(companions);
+            assert_eq!(engine.writers(), 0);
         }
-        drop(companions);
-        assert_eq!(engine.writers(), 0);
-    }
+    });
 }

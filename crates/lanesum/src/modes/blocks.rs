@@ -10,7 +10,7 @@ use crate::{Algorithm, Digest};
 /// message hashed with `alg` in full (its own padding and length), so every entry equals
 /// `lanesum::hash(alg, block)` and any tool hashing the same byte ranges agrees.
 ///
-/// The blocks run through the SIMD lanes on all rayon threads ([`hash_many_par`]).
+/// The blocks run through the SIMD lanes on all rayon threads ([`hash_many_par`](crate::hash_many_par)).
 ///
 /// # Panics
 /// If `block_size` is 0.
@@ -48,40 +48,44 @@ mod tests {
 
     #[test]
     fn every_length_small_blocks() {
-        let data = random(5 * 256, 7);
-        for alg in [
-            Algorithm::Md5,
-            Algorithm::Sha256,
-            Algorithm::Sha512,
-            Algorithm::Blake3(32),
-        ] {
-            for bs in [1, 3, 64, 100, 256] {
-                for len in 0..=(5 * bs).min(data.len()) {
-                    assert_eq!(
-                        blocks(alg, &data[..len], bs),
-                        reference(alg, &data[..len], bs),
-                        "{alg} bs {bs} len {len}"
-                    );
+        crate::testing::each_level(|| {
+            let data = random(5 * 256, 7);
+            for alg in [
+                Algorithm::Md5,
+                Algorithm::Sha256,
+                Algorithm::Sha512,
+                Algorithm::Blake3(32),
+            ] {
+                for bs in [1, 3, 64, 100, 256] {
+                    for len in 0..=(5 * bs).min(data.len()) {
+                        assert_eq!(
+                            blocks(alg, &data[..len], bs),
+                            reference(alg, &data[..len], bs),
+                            "{alg} bs {bs} len {len}"
+                        );
+                    }
                 }
             }
-        }
+        });
     }
 
     #[test]
     fn random_large() {
-        for (seed, alg) in [Algorithm::Md5, Algorithm::Sha1, Algorithm::Blake2b(64)]
-            .into_iter()
-            .enumerate()
-        {
-            let seed = seed as u64;
-            let data = random(random_len(1 << 20, 8 << 20, seed), seed);
-            for bs in [4096, 128 << 10, 1 << 20, 3 << 20] {
-                assert_eq!(
-                    blocks(alg, &data, bs),
-                    reference(alg, &data, bs),
-                    "{alg} {bs}"
-                );
+        crate::testing::each_level(|| {
+            for (seed, alg) in [Algorithm::Md5, Algorithm::Sha1, Algorithm::Blake2b(64)]
+                .into_iter()
+                .enumerate()
+            {
+                let seed = seed as u64;
+                let data = random(random_len(1 << 20, 8 << 20, seed), seed);
+                for bs in [4096, 128 << 10, 1 << 20, 3 << 20] {
+                    assert_eq!(
+                        blocks(alg, &data, bs),
+                        reference(alg, &data, bs),
+                        "{alg} {bs}"
+                    );
+                }
             }
-        }
+        });
     }
 }

@@ -165,66 +165,72 @@ mod tests {
     /// then random multi-MiB files.
     #[test]
     fn v2_against_reference() {
-        let data = random(9 * BTV2_BLOCK + 1, 24);
-        let mut lens: Vec<usize> = (0..=512).collect();
-        for b in 1..=9 {
-            for d in [-2isize, -1, 0, 1, 2, 777] {
-                let l = (b * BTV2_BLOCK) as isize + d;
-                if l >= 0 && (l as usize) <= data.len() {
-                    lens.push(l as usize);
+        crate::testing::each_level(|| {
+            let data = random(9 * BTV2_BLOCK + 1, 24);
+            let mut lens: Vec<usize> = (0..=512).collect();
+            for b in 1..=9 {
+                for d in [-2isize, -1, 0, 1, 2, 777] {
+                    let l = (b * BTV2_BLOCK) as isize + d;
+                    if l >= 0 && (l as usize) <= data.len() {
+                        lens.push(l as usize);
+                    }
                 }
             }
-        }
-        for len in lens {
-            let got = torrent_v2_pieces_root(&data[..len]).map(|d| d.as_bytes().to_vec());
-            assert_eq!(got, v2_reference(&data[..len]), "len {len}");
-        }
-        for seed in 0..3 {
-            let big = random(random_len(1 << 20, 10 << 20, seed + 30), seed);
-            let got = torrent_v2_pieces_root(&big).map(|d| d.as_bytes().to_vec());
-            assert_eq!(got, v2_reference(&big));
-        }
+            for len in lens {
+                let got = torrent_v2_pieces_root(&data[..len]).map(|d| d.as_bytes().to_vec());
+                assert_eq!(got, v2_reference(&data[..len]), "len {len}");
+            }
+            for seed in 0..3 {
+                let big = random(random_len(1 << 20, 10 << 20, seed + 30), seed);
+                let got = torrent_v2_pieces_root(&big).map(|d| d.as_bytes().to_vec());
+                assert_eq!(got, v2_reference(&big));
+            }
+        });
     }
 
     #[test]
     fn v2_streaming_pieces() {
-        let data = random(BATCH + 5 * BTV2_BLOCK + 3, 40);
-        for len in [
-            0,
-            1,
-            BTV2_BLOCK,
-            BTV2_BLOCK + 1,
-            BATCH,
-            BATCH + 1,
-            data.len(),
-        ] {
-            for piece in [1000usize, BTV2_BLOCK, BATCH, BATCH + 7, 1 << 30] {
-                let mut st = Btv2State::at(isa::active());
-                for p in data[..len].chunks(piece) {
-                    st.update(p);
+        crate::testing::each_level(|| {
+            let data = random(BATCH + 5 * BTV2_BLOCK + 3, 40);
+            for len in [
+                0,
+                1,
+                BTV2_BLOCK,
+                BTV2_BLOCK + 1,
+                BATCH,
+                BATCH + 1,
+                data.len(),
+            ] {
+                for piece in [1000usize, BTV2_BLOCK, BATCH, BATCH + 7, 1 << 30] {
+                    let mut st = Btv2State::at(isa::active());
+                    for p in data[..len].chunks(piece) {
+                        st.update(p);
+                    }
+                    let want = v2_reference(&data[..len]).unwrap_or(vec![0; 32]);
+                    assert_eq!(
+                        st.finalize().as_bytes(),
+                        &want[..],
+                        "len {len} piece {piece}"
+                    );
                 }
-                let want = v2_reference(&data[..len]).unwrap_or(vec![0; 32]);
-                assert_eq!(
-                    st.finalize().as_bytes(),
-                    &want[..],
-                    "len {len} piece {piece}"
-                );
             }
-        }
+        });
     }
 
     /// A known answer from outside this crate's code: a 16 KiB + 1 byte file of zeros is
     /// SHA-256(SHA-256(16 KiB zeros) || SHA-256("\0")), checked with the sha2 crate.
     #[test]
     fn v2_two_leaves_sha2() {
-        use sha2::Digest as _;
-        let data = vec![0u8; BTV2_BLOCK + 1];
-        let a = sha2::Sha256::digest(&data[..BTV2_BLOCK]);
-        let b = sha2::Sha256::digest([0u8]);
-        let mut h = sha2::Sha256::new();
-        h.update(a);
-        h.update(b);
-        let want = h.finalize().to_vec();
-        assert_eq!(torrent_v2_pieces_root(&data).unwrap().as_bytes(), &want[..]);
+        crate::testing::each_level(|| {
+            use sha2::Digest as _;
+            let data = vec![0u8; BTV2_BLOCK + 1];
+            let a = sha2::Sha256::digest(&data[..BTV2_BLOCK]);
+            let b = sha2::Sha256::digest([0u8]);
+            let mut h = sha2::Sha256::new();
+            h.update(a);
+            h.update(b);
+            let want = h.finalize().to_vec();
+            assert_eq!(torrent_v2_pieces_root(&data).unwrap().as_bytes(), &want[..]);
+        });
     }
 }

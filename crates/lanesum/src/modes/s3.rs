@@ -89,56 +89,62 @@ mod tests {
 
     #[test]
     fn vector_file() {
-        let Some(dir) = vectors_dir() else {
-            return;
-        };
-        let text = std::fs::read_to_string(dir.join("s3-etag.txt")).unwrap();
-        let mut n = 0;
-        for line in text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let (desc, part, want) = (f[0], f[1], f[2]);
-            let got = if let Some(list) = desc.strip_prefix("parts(") {
-                let parts: Vec<Vec<u8>> = list
-                    .trim_end_matches(')')
-                    .split(',')
-                    .map(|p| p.trim_matches('"').as_bytes().to_vec())
-                    .collect();
-                let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
-                s3_etag_of_parts(&refs)
-            } else if let Some(len) = desc.strip_prefix("pattern(") {
-                let data = pattern(len.trim_end_matches(')').parse().unwrap());
-                let part: usize = part.parse().unwrap();
-                assert_eq!(reference(&data, part), want, "reference");
-                s3_etag(&data, part)
-            } else {
-                panic!("unknown input {desc}");
+        crate::testing::each_level(|| {
+            let Some(dir) = vectors_dir() else {
+                return;
             };
-            assert_eq!(got, want, "{desc}");
-            n += 1;
-        }
-        assert!(n >= 2);
+            let text = std::fs::read_to_string(dir.join("s3-etag.txt")).unwrap();
+            let mut n = 0;
+            for line in text
+                .lines()
+                .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                let (desc, part, want) = (f[0], f[1], f[2]);
+                let got = if let Some(list) = desc.strip_prefix("parts(") {
+                    let parts: Vec<Vec<u8>> = list
+                        .trim_end_matches(')')
+                        .split(',')
+                        .map(|p| p.trim_matches('"').as_bytes().to_vec())
+                        .collect();
+                    let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+                    s3_etag_of_parts(&refs)
+                } else if let Some(len) = desc.strip_prefix("pattern(") {
+                    let data = pattern(len.trim_end_matches(')').parse().unwrap());
+                    let part: usize = part.parse().unwrap();
+                    assert_eq!(reference(&data, part), want, "reference");
+                    s3_etag(&data, part)
+                } else {
+                    panic!("unknown input {desc}");
+                };
+                assert_eq!(got, want, "{desc}");
+                n += 1;
+            }
+            assert!(n >= 2);
+        });
     }
 
     #[test]
     fn every_length_small_parts() {
-        let data = random(5 * 64, 9);
-        for part in [1, 2, 7, 16, 64] {
-            for len in 0..=(5 * part) {
-                assert_eq!(s3_etag(&data[..len], part), reference(&data[..len], part));
+        crate::testing::each_level(|| {
+            let data = random(5 * 64, 9);
+            for part in [1, 2, 7, 16, 64] {
+                for len in 0..=(5 * part) {
+                    assert_eq!(s3_etag(&data[..len], part), reference(&data[..len], part));
+                }
             }
-        }
+        });
     }
 
     #[test]
     fn random_large() {
-        for seed in 0..3 {
-            let data = random(random_len(1 << 20, 12 << 20, seed), seed + 50);
-            for part in [64 << 10, 1 << 20, 5 << 20, 8 << 20] {
-                assert_eq!(s3_etag(&data, part), reference(&data, part), "part {part}");
+        crate::testing::each_level(|| {
+            for seed in 0..3 {
+                let data = random(random_len(1 << 20, 12 << 20, seed), seed + 50);
+                for part in [64 << 10, 1 << 20, 5 << 20, 8 << 20] {
+                    assert_eq!(s3_etag(&data, part), reference(&data, part), "part {part}");
+                }
             }
-        }
+        });
     }
 }
