@@ -246,7 +246,7 @@ fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modes::test_util::{pattern, random, vectors_dir};
+    use crate::modes::test_util::{pattern, random, vectors};
     use ::md5 as md5_ref;
 
     /// The definition, written plainly with the md-5 crate's compression function.
@@ -278,9 +278,7 @@ mod tests {
 
     #[test]
     fn vector_file() {
-        let Some(dir) = vectors_dir() else {
-            return;
-        };
+        let dir = vectors();
         let text = std::fs::read_to_string(dir.join("md5p8.txt")).unwrap();
         let mut n = 0;
         for line in text

@@ -35,8 +35,8 @@ pub(crate) mod test_util {
     use rand::{Rng, SeedableRng};
     use std::path::PathBuf;
 
-    pub(crate) fn vectors_dir() -> Option<PathBuf> {
-        crate::blake2::test_common::vectors_dir()
+    pub(crate) fn vectors() -> PathBuf {
+        crate::blake2::test_common::vectors()
     }
 
     /// `pattern(N)` of the vector files: byte i = i mod 251.

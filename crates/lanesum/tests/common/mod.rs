@@ -16,10 +16,3 @@ pub fn vectors() -> PathBuf {
     );
     dir
 }
-
-/// `Some(vectors())`, never `None`: the form the library's unit tests use
-/// (`let Some(dir) = vectors_dir() else ..`).
-#[allow(dead_code)] // not used by every includer
-pub fn vectors_dir() -> Option<std::path::PathBuf> {
-    Some(vectors())
-}
