@@ -40,8 +40,7 @@ pub fn hash_many_with<M: AsRef<[u8]>>(
     kernel: &str,
     msgs: &[M],
 ) -> Option<Vec<Digest>> {
-    let msgs: Vec<&[u8]> = msgs.iter().map(AsRef::as_ref).collect();
-    batch::run(alg, &msgs, isa::active(), Some(kernel))
+    batch::run(alg, msgs, isa::active(), Some(kernel))
 }
 
 /// Every level this CPU can be forced to (portable, each extension alone, all of them),

@@ -36,25 +36,25 @@ pub(crate) struct AllOf<E: Each> {
     pub sha512: E::Of<Sha512>,
 }
 
-/// Initial chaining states.
+/// Initial chaining states (the families' constants).
 pub(crate) struct Iv;
 
 impl Each for Iv {
-    type Of<F: Family> = F::State;
+    type Of<F: Family> = &'static F::State;
 }
 
 /// `alg`'s family, with the algorithm's initial chaining state; `None` for algorithms
 /// without lane kernels (BLAKE2, BLAKE3, the modes).
 pub(crate) fn lookup(alg: Algorithm) -> Option<OneOf<Iv>> {
     Some(match alg {
-        Algorithm::Md5 => OneOf::Md5(md5::IV),
-        Algorithm::Sha1 => OneOf::Sha1(sha1::IV),
-        Algorithm::Sha224 => OneOf::Sha256(sha256::IV_224),
-        Algorithm::Sha256 => OneOf::Sha256(sha256::IV_256),
-        Algorithm::Sha384 => OneOf::Sha512(sha512::IV_384),
-        Algorithm::Sha512 => OneOf::Sha512(sha512::IV_512),
-        Algorithm::Sha512_224 => OneOf::Sha512(sha512::IV_512_224),
-        Algorithm::Sha512_256 => OneOf::Sha512(sha512::IV_512_256),
+        Algorithm::Md5 => OneOf::Md5(&md5::IV),
+        Algorithm::Sha1 => OneOf::Sha1(&sha1::IV),
+        Algorithm::Sha224 => OneOf::Sha256(&sha256::IV_224),
+        Algorithm::Sha256 => OneOf::Sha256(&sha256::IV_256),
+        Algorithm::Sha384 => OneOf::Sha512(&sha512::IV_384),
+        Algorithm::Sha512 => OneOf::Sha512(&sha512::IV_512),
+        Algorithm::Sha512_224 => OneOf::Sha512(&sha512::IV_512_224),
+        Algorithm::Sha512_256 => OneOf::Sha512(&sha512::IV_512_256),
         _ => return None,
     })
 }

@@ -62,8 +62,8 @@ pub(crate) fn digest_of<F: Family>(state: &F::State, len: usize) -> Digest {
 /// A streaming Merkle–Damgård hasher: state plus a partial block.
 pub(crate) struct MdHasher<F: Family> {
     compress: Compress<F>,
-    /// The initial state, for `reset`.
-    iv: F::State,
+    /// The initial state, for `reset` (one of the family's constants).
+    iv: &'static F::State,
     state: F::State,
     buf: [u8; MAX_BLOCK],
     buf_len: usize,
@@ -79,11 +79,11 @@ impl<F: Family> Clone for MdHasher<F> {
 
 impl<F: Family> MdHasher<F> {
     /// A message from `iv`, compressed by `compress`.
-    pub(crate) fn new(iv: F::State, compress: Compress<F>) -> Self {
+    pub(crate) fn new(iv: &'static F::State, compress: Compress<F>) -> Self {
         MdHasher {
             compress,
             iv,
-            state: iv,
+            state: *iv,
             buf: [0; MAX_BLOCK],
             buf_len: 0,
             total: 0,
@@ -92,7 +92,7 @@ impl<F: Family> MdHasher<F> {
 
     /// Back to the empty message.
     pub(crate) fn reset(&mut self) {
-        (self.state, self.buf_len, self.total) = (self.iv, 0, 0);
+        (self.state, self.buf_len, self.total) = (*self.iv, 0, 0);
     }
 
     pub(crate) fn update(&mut self, mut data: &[u8]) {

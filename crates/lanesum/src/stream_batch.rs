@@ -52,7 +52,7 @@ impl StreamBatch {
     pub fn new(alg: Algorithm, n: usize) -> StreamBatch {
         let level = isa::active();
         let inner = match families::lookup(alg) {
-            Some(iv) => Inner::Lanes(map!(iv, |_F, iv| Streams::new(iv, n, level))),
+            Some(iv) => Inner::Lanes(map!(iv, |_F, iv| Streams::new(*iv, n, level))),
             None => Inner::Plain((0..n).map(|_| Hasher::at(alg, level)).collect()),
         };
         StreamBatch { alg, inner }

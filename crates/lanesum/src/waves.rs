@@ -39,27 +39,27 @@ fn shape<F: Family>(len: usize) -> (usize, usize) {
 /// nothing ran, all of them are left). With `partial`, a last chunk with fewer messages
 /// than lanes runs too (as the scheduler would run it, every message in a lane of one
 /// call).
-pub(crate) fn run<F: Family>(
+pub(crate) fn run<F: Family, M: AsRef<[u8]>>(
     k: &LaneKernel<F::Word>,
     iv: F::State,
-    msgs: &[&[u8]],
+    msgs: &[M],
     order: &[usize],
     partial: bool,
     done: impl FnMut(usize, &F::State),
 ) -> Option<Vec<usize>> {
     // The pointer arrays live on the stack, sized to the kernel (as in `Lanes::step`).
     match k.lanes {
-        0..=8 => run_n::<F, 8>(k, iv, msgs, order, partial, done),
-        9..=16 => run_n::<F, 16>(k, iv, msgs, order, partial, done),
-        17..=32 => run_n::<F, 32>(k, iv, msgs, order, partial, done),
-        _ => run_n::<F, MAX_LANES>(k, iv, msgs, order, partial, done),
+        0..=8 => run_n::<F, M, 8>(k, iv, msgs, order, partial, done),
+        9..=16 => run_n::<F, M, 16>(k, iv, msgs, order, partial, done),
+        17..=32 => run_n::<F, M, 32>(k, iv, msgs, order, partial, done),
+        _ => run_n::<F, M, MAX_LANES>(k, iv, msgs, order, partial, done),
     }
 }
 
-fn run_n<F: Family, const N: usize>(
+fn run_n<F: Family, M: AsRef<[u8]>, const N: usize>(
     k: &LaneKernel<F::Word>,
     iv: F::State,
-    msgs: &[&[u8]],
+    msgs: &[M],
     order: &[usize],
     partial: bool,
     mut done: impl FnMut(usize, &F::State),
@@ -72,15 +72,15 @@ fn run_n<F: Family, const N: usize>(
     let mut state = Vec::new();
     let mut tails = Vec::new();
     for (c, wave) in order.chunks(n).enumerate() {
-        let len = msgs[wave[0]].len();
+        let len = msgs[wave[0]].as_ref().len();
         let (body, pad) = shape::<F>(len);
         // The last first: longest first, a chunk of two shapes mostly differs there.
         let uniform = (wave.len() == n || partial)
             && body <= MAX_BODY_BLOCKS
-            && shape::<F>(msgs[wave[wave.len() - 1]].len()) == (body, pad)
+            && shape::<F>(msgs[wave[wave.len() - 1]].as_ref().len()) == (body, pad)
             && wave
                 .iter()
-                .all(|&i| shape::<F>(msgs[i].len()) == (body, pad));
+                .all(|&i| shape::<F>(msgs[i].as_ref().len()) == (body, pad));
         if !uniform {
             if !tails.is_empty() {
                 rest.extend_from_slice(wave);
@@ -103,19 +103,19 @@ fn run_n<F: Family, const N: usize>(
         let mut ptrs: [&[u8]; N] = [&[]; N];
         if body > 0 {
             for (p, &i) in ptrs.iter_mut().zip(wave) {
-                *p = &msgs[i][..cut];
+                *p = &msgs[i].as_ref()[..cut];
             }
             let first = ptrs[0];
             ptrs[used..n].fill(first);
             k.compress(&mut state, F::WORDS, F::BLOCK, &ptrs[..n], body);
         }
-        if len == cut && wave.iter().all(|&i| msgs[i].len() == len) {
+        if len == cut && wave.iter().all(|&i| msgs[i].as_ref().len() == len) {
             // Whole blocks of one length: one padding for every lane.
             pad_final::<F>(&[], len as u64, &mut tails[0]);
             ptrs[..used].fill(&tails[0][..pad * F::BLOCK]);
         } else {
             for (tail, &i) in tails.iter_mut().zip(wave) {
-                let m = msgs[i];
+                let m = msgs[i].as_ref();
                 pad_final::<F>(&m[cut..], m.len() as u64, tail);
             }
             for (p, tail) in ptrs[..used].iter_mut().zip(&tails) {

@@ -25,10 +25,10 @@ use crate::{Algorithm, Digest};
 /// if they fit one and share a shape, or one at a time if they are too few for lanes to
 /// pay. A forced kernel keeps submission order so tests can place messages in lanes,
 /// and runs everything, its remainder through the scheduler.
-pub(super) fn run_batch<F: Family>(
+pub(super) fn run_batch<F: Family, M: AsRef<[u8]>>(
     iv: F::State,
     out_len: usize,
-    msgs: &[&[u8]],
+    msgs: &[M],
     total: usize,
     ks: &Kernels<F>,
     start: LaneKernel<F::Word>,
@@ -38,8 +38,8 @@ pub(super) fn run_batch<F: Family>(
     let n = msgs.len();
     let mut order: Vec<usize> = (0..n).collect();
     // Longest first (a check is cheaper than the sort for the common equal lengths).
-    if !forced && !msgs.is_sorted_by(|a, b| a.len() >= b.len()) {
-        order.sort_by_key(|&i| std::cmp::Reverse(msgs[i].len()));
+    if !forced && !msgs.is_sorted_by(|a, b| a.as_ref().len() >= b.as_ref().len()) {
+        order.sort_by_key(|&i| std::cmp::Reverse(msgs[i].as_ref().len()));
     }
     let mut out: Vec<Option<Digest>> = vec![None; n];
     let mut done = |i: usize, state: &F::State| {
@@ -55,7 +55,7 @@ pub(super) fn run_batch<F: Family>(
     } else {
         n - extra
     };
-    let rest = match waves::run::<F>(&start, iv, msgs, &order[..waved], false, &mut done) {
+    let rest = match waves::run::<F, M>(&start, iv, msgs, &order[..waved], false, &mut done) {
         None => order,
         Some(mut rest) => {
             rest.extend_from_slice(&order[waved..]);
@@ -67,15 +67,15 @@ pub(super) fn run_batch<F: Family>(
     } else if rest.is_empty() {
         None
     } else {
-        let total = rest.iter().map(|&i| msgs[i].len()).sum();
+        let total = rest.iter().map(|&i| msgs[i].as_ref().len()).sum();
         lanes_for::<F>(kernels, rest.len(), total)
     };
-    let job = |i: usize| (i, Job::message(iv, msgs[i]));
+    let job = |i: usize| (i, Job::message(iv, msgs[i].as_ref()));
     match start {
         Some(k) => {
             // What fits one call of its kernel, of one shape, runs as one partial wave.
             let rest = if !forced && rest.len() <= k.lanes {
-                waves::run::<F>(&k, iv, msgs, &rest, true, &mut done).unwrap_or(rest)
+                waves::run::<F, M>(&k, iv, msgs, &rest, true, &mut done).unwrap_or(rest)
             } else {
                 rest
             };
@@ -156,9 +156,9 @@ static KERNELS: AllOf<Cached> = all!(|F| OnceLock::new());
 /// `msgs` of a Merkle-Damgård algorithm hashed at `level`, on the kernel named `forced`
 /// for every message if given. `None` if `alg` has no lanes (not a Merkle-Damgård
 /// algorithm) or no such kernel here.
-pub(crate) fn hash_md(
+pub(crate) fn hash_md<M: AsRef<[u8]>>(
     alg: Algorithm,
-    msgs: &[&[u8]],
+    msgs: &[M],
     level: Features,
     forced: Option<&str>,
 ) -> Option<Vec<Digest>> {
@@ -174,7 +174,7 @@ pub(crate) fn hash_md(
             built = Kernels::<F>::new(level);
             &built
         };
-        let total: usize = msgs.iter().map(|m| m.len()).sum();
+        let total: usize = msgs.iter().map(|m| m.as_ref().len()).sum();
         let start = match forced {
             Some(name) => *ks.lanes.iter().find(|k| k.name == name)?,
             None => match lanes_for::<F>(&ks.lanes, msgs.len(), total) {
@@ -182,17 +182,17 @@ pub(crate) fn hash_md(
                 // Too few messages for any multi-lane kernel to win: skip the lane
                 // bookkeeping so a lone message costs what the single-stream path costs.
                 None => {
-                    let one = |m: &&[u8]| {
+                    let one = |m: &M| {
                         let mut h = MdHasher::<F>::new(iv, ks.single);
-                        h.update(m);
+                        h.update(m.as_ref());
                         h.finalize(len)
                     };
                     return Some(msgs.iter().map(one).collect());
                 }
             },
         };
-        Some(run_batch::<F>(
-            iv,
+        Some(run_batch::<F, M>(
+            *iv,
             len,
             msgs,
             total,

@@ -24,7 +24,7 @@ use crate::{Algorithm, Digest};
 /// assert_eq!(digests[42], hash(Algorithm::Sha256, &msgs[42]));
 /// ```
 pub fn hash_many<M: AsRef<[u8]>>(alg: Algorithm, msgs: &[M]) -> Vec<Digest> {
-    hash_slices(alg, &slices(msgs), isa::active())
+    run(alg, msgs, isa::active(), None).expect("auto kernel choice always exists")
 }
 
 /// Like [`hash_many`], spreading the messages over all rayon threads.
@@ -39,20 +39,17 @@ pub fn hash_many_par<M: AsRef<[u8]> + Sync>(alg: Algorithm, msgs: &[M]) -> Vec<D
     hash_many_cores(alg, &slices(msgs))
 }
 
-/// The messages as slices: what the schedulers work on.
+/// The messages as slices, where a scheduler wants them so.
 fn slices<M: AsRef<[u8]>>(msgs: &[M]) -> Vec<&[u8]> {
     msgs.iter().map(AsRef::as_ref).collect()
-}
-
-/// [`hash_many`] of slices at `level`.
-pub(crate) fn hash_slices(alg: Algorithm, msgs: &[&[u8]], level: Features) -> Vec<Digest> {
-    run(alg, msgs, level, None).expect("auto kernel choice always exists")
 }
 
 /// [`hash_many_par`] with the `rayon` feature, else [`hash_many`]: what the modes use.
 pub(crate) fn hash_many_cores(alg: Algorithm, msgs: &[&[u8]]) -> Vec<Digest> {
     let level = isa::active();
-    spread(msgs, |part| hash_slices(alg, part, level))
+    spread(msgs, |part| {
+        run(alg, part, level, None).expect("auto kernel choice always exists")
+    })
 }
 
 /// A compression path [`hash_many_with`](crate::diagnostics::hash_many_with) can be forced
@@ -95,19 +92,24 @@ pub(crate) fn kernel_infos(alg: Algorithm, level: Features) -> Vec<KernelInfo> {
 
 /// `msgs` hashed at `level`, on the kernel named `forced` for every message if given
 /// (`None` if `alg` has no such kernel here).
-pub(crate) fn run(
+pub(crate) fn run<M: AsRef<[u8]>>(
     alg: Algorithm,
-    msgs: &[&[u8]],
+    msgs: &[M],
     level: Features,
     forced: Option<&str>,
 ) -> Option<Vec<Digest>> {
     if families::lookup(alg).is_some() {
         return hash_md(alg, msgs, level, forced);
     }
-    let hash_each = || msgs.iter().map(|m| hash_at(alg, m, level)).collect();
+    let hash_each = || {
+        msgs.iter()
+            .map(|m| hash_at(alg, m.as_ref(), level))
+            .collect()
+    };
     match (alg, forced) {
         (Algorithm::Blake3(n), None | Some("lanes")) => {
-            Some(crate::blake3::many::hash_many(msgs, n, level))
+            let msgs = slices(msgs);
+            Some(crate::blake3::many::hash_many(&msgs, n, level))
         }
         (_, None | Some("x1")) => Some(hash_each()),
         _ => None,

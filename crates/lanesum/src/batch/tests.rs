@@ -144,7 +144,7 @@ fn scheduler_with_portable_lanes() {
                 Some(name) => *ks.iter().find(|k| k.name == name).unwrap(),
                 None => lanes_for::<Md5>(ks, count, total).unwrap_or(ks[0]),
             };
-            let got = run_batch::<Md5>(
+            let got = run_batch::<Md5, _>(
                 crate::md5::IV,
                 16,
                 &refs,
@@ -187,7 +187,7 @@ fn a_short_remainder_runs_as_a_partial_wave() {
             .collect();
         let total = lens.iter().sum();
         let before = WAVES.get();
-        let got = run_batch::<Md5>(
+        let got = run_batch::<Md5, _>(
             crate::md5::IV,
             16,
             &msgs,

@@ -75,7 +75,7 @@ impl Engine {
         let inner = match families::lookup(alg) {
             Some(iv) => Inner::Lanes(map!(iv, &*self.pools, |_F, iv, pool| Stream::new(
                 Arc::clone(pool),
-                iv
+                *iv
             ))),
             None => Inner::Plain(Hasher::at(alg, self.level)),
         };

@@ -200,7 +200,7 @@ impl State {
         let bits = self.total.wrapping_mul(8);
         summary[STREAMS * 16..].copy_from_slice(&bits.to_le_bytes());
         // The summary is short, and MD5's single stream is portable code at every level.
-        let mut h = MdHasher::<Md5>::new(md5::IV, Md5::single(Features::PORTABLE).compress);
+        let mut h = MdHasher::<Md5>::new(&md5::IV, Md5::single(Features::PORTABLE).compress);
         h.update(&summary);
         h.finalize(Algorithm::Md5.digest_len())
     }
