@@ -251,21 +251,24 @@ thread_local! {
 
 fn process_level() -> &'static (Features, Option<IsaError>) {
     ACTIVE.get_or_init(|| {
-        let cpu = Features::detect();
-        match std::env::var("LANESUM_ISA") {
-            Ok(spec) => match Features::parse(&spec, cpu) {
-                Ok(f) => (f, None),
-                Err(e) => {
-                    // Reported once, here; programs that want to refuse it call
-                    // `try_active` first (the lanesum command exits 2).
-                    let f = e.fallback(cpu);
-                    eprintln!("lanesum: {e}; using {f}");
-                    (f, Some(e))
-                }
-            },
-            Err(_) => (cpu, None),
+        let (level, error) = resolve(std::env::var("LANESUM_ISA").ok(), Features::detect());
+        if let Some(e) = &error {
+            // Reported once, here; programs that want to refuse it call `try_active`
+            // first (the lanesum command exits 2).
+            eprintln!("lanesum: {e}; using {level}");
         }
+        (level, error)
     })
+}
+
+/// The level a `LANESUM_ISA` value gives on `cpu`, and the error to report if it can't be
+/// honoured (then the part of it `cpu` has, or `cpu` itself for an unknown word).
+fn resolve(spec: Option<String>, cpu: Features) -> (Features, Option<IsaError>) {
+    match spec.map(|s| Features::parse(&s, cpu)) {
+        None => (cpu, None),
+        Some(Ok(f)) => (f, None),
+        Some(Err(e)) => (e.fallback(cpu), Some(e)),
+    }
 }
 
 /// The level in force for this process: detected, or as `LANESUM_ISA` says; the error
@@ -337,6 +340,26 @@ mod tests {
             Features::parse("sse9", cpu),
             Err(IsaError::Unknown(_))
         ));
+    }
+
+    /// A bad `LANESUM_ISA` is an error to report and a level to go on with, never a panic.
+    #[test]
+    fn bad_overrides_fall_back() {
+        let cpu = Features::detect();
+        assert_eq!(resolve(None, cpu), (cpu, None));
+        let (f, e) = resolve(Some("sse9".into()), cpu);
+        assert_eq!(f, cpu);
+        assert!(matches!(e, Some(IsaError::Unknown(w)) if w == "sse9"));
+        // Asking for every level: what this CPU has of it, and an error only if it lacks one.
+        let (f, e) = resolve(Some("portable,shani,avx2,avx512".into()), cpu);
+        assert_eq!(f, cpu);
+        assert_eq!(
+            e.is_none(),
+            cpu.shani.is_some() && cpu.avx2.is_some() && cpu.avx512.is_some()
+        );
+        let none = resolve(Some("avx512".into()), Features::PORTABLE);
+        assert_eq!(none.0, Features::PORTABLE);
+        assert!(matches!(none.1, Some(IsaError::Unsupported { .. })));
     }
 
     #[test]
