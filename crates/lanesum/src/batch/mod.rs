@@ -108,8 +108,7 @@ pub(crate) fn run<M: AsRef<[u8]>>(
     };
     match (alg, forced) {
         (Algorithm::Blake3(n), None | Some("lanes")) => {
-            let msgs = slices(msgs);
-            Some(crate::blake3::many::hash_many(&msgs, n, level))
+            Some(crate::blake3::many::hash_many(msgs, n, level))
         }
         (_, None | Some("x1")) => Some(hash_each()),
         _ => None,

@@ -210,7 +210,11 @@ fn crate_hash(msg: &[u8], out_len: usize) -> Digest {
 /// the portable 8-lane code, so that it is exercised); longer messages and outputs over 64
 /// bytes use the `blake3` crate. Elsewhere everything goes to the `blake3` crate, whose NEON
 /// code beats the portable lanes.
-pub(crate) fn hash_many(msgs: &[&[u8]], out_len: usize, features: Features) -> Vec<Digest> {
+pub(crate) fn hash_many<M: AsRef<[u8]>>(
+    msgs: &[M],
+    out_len: usize,
+    features: Features,
+) -> Vec<Digest> {
     #[cfg(target_arch = "x86_64")]
     {
         if let Some(t) = features.avx512() {
@@ -225,15 +229,17 @@ pub(crate) fn hash_many(msgs: &[&[u8]], out_len: usize, features: Features) -> V
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = (features, LanesKernel::<8>::new::<Portable>);
-        msgs.iter().map(|m| crate_hash(m, out_len)).collect()
+        msgs.iter()
+            .map(|m| crate_hash(m.as_ref(), out_len))
+            .collect()
     }
 }
 
 /// [`hash_many`] on one given lanes kernel.
 ///
 /// Messages of at most `max_len` bytes (capped at [`MAX_LANE_LEN`]) go through the lanes.
-pub(crate) fn hash_many_lanes<const N: usize>(
-    msgs: &[&[u8]],
+pub(crate) fn hash_many_lanes<M: AsRef<[u8]>, const N: usize>(
+    msgs: &[M],
     out_len: usize,
     kernel: LanesKernel<N>,
     max_len: usize,
@@ -241,7 +247,7 @@ pub(crate) fn hash_many_lanes<const N: usize>(
     let max_len = max_len.min(MAX_LANE_LEN);
     let mut results: Vec<Digest> = vec![Digest::from_bytes(&[]); msgs.len()];
     let mut small: Vec<u32> = Vec::with_capacity(msgs.len());
-    for (i, m) in msgs.iter().enumerate() {
+    for (i, m) in msgs.iter().map(AsRef::as_ref).enumerate() {
         if m.len() <= max_len && out_len <= MAX_LANE_OUT && i < ROOT_DEST as usize {
             small.push(i as u32);
         } else {
@@ -256,7 +262,11 @@ pub(crate) fn hash_many_lanes<const N: usize>(
         let mut chunks = 0;
         let mut n = 0;
         while n < rest.len() {
-            let c = msgs[rest[n] as usize].len().div_ceil(CHUNK_LEN).max(1);
+            let c = msgs[rest[n] as usize]
+                .as_ref()
+                .len()
+                .div_ceil(CHUNK_LEN)
+                .max(1);
             if n > 0 && chunks + c > GROUP_CHUNKS {
                 break;
             }
@@ -273,21 +283,18 @@ pub(crate) fn hash_many_lanes<const N: usize>(
 const GROUP_CHUNKS: usize = 2048;
 
 /// Hash the messages `small` (indices into `msgs`, in increasing order) into `results`.
-fn hash_group<const N: usize>(
-    msgs: &[&[u8]],
+fn hash_group<M: AsRef<[u8]>, const N: usize>(
+    msgs: &[M],
     small: &[u32],
     out_len: usize,
     runner: &mut Runner<N>,
     results: &mut [Digest],
 ) {
     let finish_root = |results: &mut [Digest], i: u32, w: &[u32; 16]| {
-        let mut bytes = [0u8; 64];
-        for (b, x) in bytes.chunks_exact_mut(4).zip(w) {
-            b.copy_from_slice(&x.to_le_bytes());
-        }
-        // The whole array, not a slice of it: a variable-length copy read back at once
-        // stalled on store forwarding (6% of the time at 1 KiB).
-        results[i as usize] = Digest::from_array(bytes, out_len);
+        // In place, whole words: a digest built aside and moved in stalled on store
+        // forwarding (6% of the time at 1 KiB as a variable-length copy, 10% at 64 B as
+        // a move).
+        results[i as usize].set_le_words(w, out_len);
     };
     let finish_cv = |level: &mut [[u8; 32]], i: u32, w: &[u32; 16]| {
         for (b, x) in level[i as usize].chunks_exact_mut(4).zip(w) {
@@ -303,7 +310,7 @@ fn hash_group<const N: usize>(
     let mut trees: Vec<(u32, u32, u32)> = Vec::new(); // (message, offset, count)
     let mut total = 0u32;
     for &i in small {
-        let m = msgs[i as usize];
+        let m = msgs[i as usize].as_ref();
         if m.len() <= CHUNK_LEN {
             tails.push((m.len() as u32, i));
             continue;
@@ -325,7 +332,7 @@ fn hash_group<const N: usize>(
     }
     tails.sort_by_key(|&(len, _)| std::cmp::Reverse(len));
     for &(_, i) in &tails {
-        let m = msgs[i as usize];
+        let m = msgs[i as usize].as_ref();
         let job = if m.len() <= CHUNK_LEN {
             Job {
                 data: m,
