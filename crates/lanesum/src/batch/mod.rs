@@ -39,7 +39,8 @@ pub fn hash_many_par<M: AsRef<[u8]> + Sync>(alg: Algorithm, msgs: &[M]) -> Vec<D
     hash_many_cores(alg, &slices(msgs))
 }
 
-/// The messages as slices, where a scheduler wants them so.
+/// The messages as slices, for spreading them over the cores.
+#[cfg(feature = "rayon")]
 fn slices<M: AsRef<[u8]>>(msgs: &[M]) -> Vec<&[u8]> {
     msgs.iter().map(AsRef::as_ref).collect()
 }
