@@ -12,7 +12,7 @@ use crate::streams::Stream;
 
 /// What a handle refers to.
 pub(crate) enum Object {
-    Stream(Stream),
+    Stream(Box<Stream>),
     Engine(Engine),
 }
 

@@ -94,7 +94,7 @@ unsafe fn new_stream(stream: Stream, out: *mut LanesumHasher) -> Result<()> {
     if out.is_null() {
         return Err(Error::null("out"));
     }
-    let id = registry::insert(Object::Stream(stream))?;
+    let id = registry::insert(Object::Stream(Box::new(stream)))?;
     // SAFETY: `out` is non-null and, by the caller's contract, writable.
     unsafe { ptrs::put(out, LanesumHasher { id }, "out") }
 }
