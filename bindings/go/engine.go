@@ -73,6 +73,17 @@ func (s *server) Close() {
 	}
 }
 
+// StdlibHasher mirrors md5-simd's StdlibHasher: an MD5 Hasher of its own (lanesum's
+// single-stream MD5), sharing nothing.
+func StdlibHasher() Hasher {
+	return closer{NewMD5()}
+}
+
+// closer is a hash.Hash with nothing to close.
+type closer struct{ hash.Hash }
+
+func (closer) Close() {}
+
 // NewLaneHash returns a hasher of the algorithm called name on lanesum's process-wide
 // engine: streams written by many goroutines at once share SIMD lanes.
 func NewLaneHash(name string) (Hasher, error) {
@@ -95,7 +106,7 @@ type engineHasher struct {
 
 func newEngineHasher(engine uint64, a algorithm) *engineHasher {
 	e := &engineHasher{alg: a}
-	e.s = stream{kind: lane, engine: engine, algs: []C.LanesumAlgorithm{a.id}, size: a.size}
+	e.s = stream{kind: lane, engine: engine, alg: a.id, size: a.size}
 	return e
 }
 

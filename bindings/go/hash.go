@@ -20,15 +20,13 @@ import (
 // digest is a hash.Hash on a plain (single-stream) lanesum hasher; Sum leaves its state
 // alone, as hash.Hash requires.
 type digest struct {
-	alg     algorithm
-	cleanup runtime.Cleanup
-	s       stream
+	blockSize int
+	cleanup   runtime.Cleanup
+	s         stream
 }
 
 func newDigest(a algorithm) *digest {
-	d := &digest{alg: a}
-	d.s = stream{kind: plain, algs: []C.LanesumAlgorithm{a.id}, size: a.size}
-	return d
+	return &digest{blockSize: a.blockSize, s: stream{kind: plain, alg: a.id, size: a.size}}
 }
 
 // New returns a hash.Hash computing the algorithm called name ("md5", "sha256",
@@ -89,8 +87,8 @@ var (
 	sha512Alg = mustLookup("sha512")
 )
 
-func (d *digest) Size() int      { return d.alg.size }
-func (d *digest) BlockSize() int { return d.alg.blockSize }
+func (d *digest) Size() int      { return d.s.size }
+func (d *digest) BlockSize() int { return d.blockSize }
 
 func (d *digest) Write(p []byte) (int, error) {
 	writeTo(d, &d.s, &d.cleanup, p)

@@ -307,3 +307,12 @@ func TestHashMany(t *testing.T) {
 		}
 	}
 }
+
+func TestStdlibHasher(t *testing.T) {
+	h := StdlibHasher()
+	defer h.Close()
+	io.WriteString(h, "abc")
+	if hex.EncodeToString(h.Sum(nil)) != "900150983cd24fb0d6963f7d28e17f72" {
+		t.Fatal("StdlibHasher MD5(abc) differs")
+	}
+}

@@ -38,7 +38,7 @@ func NewMultiHash(names ...string) (*MultiHash, error) {
 	if len(names) == 0 {
 		names = DefaultMultiHashes
 	}
-	m := &MultiHash{names: names, sizes: make([]int, len(names))}
+	m := &MultiHash{names: append([]string(nil), names...), sizes: make([]int, len(names))}
 	m.s = stream{kind: multi, algs: make([]C.LanesumAlgorithm, len(names))}
 	for i, name := range names {
 		a, err := lookup(name)
