@@ -85,14 +85,6 @@ typedef struct LanesumFileResult {
 // `lanesum_hash_files` returns `LANESUM_ERR_CANCELLED`).
 typedef int32_t (*LanesumFileCallback)(void *user, const struct LanesumFileResult *result);
 
-// A byte slice passed as pointer + length (`ptr` may be null when `len` is 0).
-typedef struct LanesumSlice {
-  // The first byte; may be null when `len` is 0.
-  const uint8_t *ptr;
-  // Length in bytes.
-  size_t len;
-} LanesumSlice;
-
 // Lanes shared by the engine hashers made on it; 0 is the null handle.
 typedef struct LanesumEngine {
   // Opaque.
@@ -105,6 +97,14 @@ typedef struct LanesumHasher {
   // Opaque.
   uint64_t id;
 } LanesumHasher;
+
+// A byte slice passed as pointer + length (`ptr` may be null when `len` is 0).
+typedef struct LanesumSlice {
+  // The first byte; may be null when `len` is 0.
+  const uint8_t *ptr;
+  // Length in bytes.
+  size_t len;
+} LanesumSlice;
 
 #ifdef __cplusplus
 extern "C" {
@@ -168,45 +168,6 @@ enum LanesumStatus lanesum_hash_files(const char *const *paths,
                                       const struct LanesumFileOptions *opts,
                                       LanesumFileCallback callback,
                                       void *user);
-
-// The digest of `len` bytes at `data` under `alg`, written to `out` (`out_cap` bytes;
-// the digest length goes to `*out_len` unless it is null).
-//
-// # Safety
-// `data` must be null or readable for `len` bytes, `out` null or writable for `out_cap`
-// bytes, `out_len` null or writable.
-enum LanesumStatus lanesum_hash(struct LanesumAlgorithm alg,
-                                const uint8_t *data,
-                                size_t len,
-                                uint8_t *out,
-                                size_t out_cap,
-                                size_t *out_len);
-
-// The digests of `count` messages (`msgs[i]`, pointer + length each) under `alg`, hashed
-// together in SIMD lanes; digest `i` goes to `out + i * digest_len` (`out_cap` must be at
-// least `count * digest_len`). With `parallel` non-zero the work is spread over every
-// core.
-//
-// # Safety
-// `msgs` must be null (with `count` 0) or point to `count` descriptors, each readable for
-// its length during the call; `out` null or writable for `out_cap` bytes.
-enum LanesumStatus lanesum_hash_many(struct LanesumAlgorithm alg,
-                                     const struct LanesumSlice *msgs,
-                                     size_t count,
-                                     uint8_t *out,
-                                     size_t out_cap,
-                                     int32_t parallel);
-
-// The message of the last call on this thread that failed (empty if none has).
-//
-// The pointer stays valid until the next failing lanesum call on the same thread. Go and
-// other runtimes that move work between threads should read it in the same native call
-// as the failing one.
-const char *lanesum_last_error(void);
-
-// A fixed description of a status code (for codes this library does not know, "unknown
-// status"). Never null; the string is static.
-const char *lanesum_status_str(int32_t status);
 
 // A new engine: streams on it share lanes with each other, not with other engines'
 // (a separate engine keeps one group of streams from waiting on another's rounds).
@@ -289,6 +250,45 @@ enum LanesumStatus lanesum_hasher_copy(struct LanesumHasher hasher, struct Lanes
 // Free a hasher of any kind, finalized or not. Freeing it again, or using it after, is
 // reported as `LANESUM_ERR_HANDLE`.
 enum LanesumStatus lanesum_hasher_free(struct LanesumHasher hasher);
+
+// The digest of `len` bytes at `data` under `alg`, written to `out` (`out_cap` bytes;
+// the digest length goes to `*out_len` unless it is null).
+//
+// # Safety
+// `data` must be null or readable for `len` bytes, `out` null or writable for `out_cap`
+// bytes, `out_len` null or writable.
+enum LanesumStatus lanesum_hash(struct LanesumAlgorithm alg,
+                                const uint8_t *data,
+                                size_t len,
+                                uint8_t *out,
+                                size_t out_cap,
+                                size_t *out_len);
+
+// The digests of `count` messages (`msgs[i]`, pointer + length each) under `alg`, hashed
+// together in SIMD lanes; digest `i` goes to `out + i * digest_len` (`out_cap` must be at
+// least `count * digest_len`). With `parallel` non-zero the work is spread over every
+// core.
+//
+// # Safety
+// `msgs` must be null (with `count` 0) or point to `count` descriptors, each readable for
+// its length during the call; `out` null or writable for `out_cap` bytes.
+enum LanesumStatus lanesum_hash_many(struct LanesumAlgorithm alg,
+                                     const struct LanesumSlice *msgs,
+                                     size_t count,
+                                     uint8_t *out,
+                                     size_t out_cap,
+                                     int32_t parallel);
+
+// The message of the last call on this thread that failed (empty if none has).
+//
+// The pointer stays valid until the next failing lanesum call on the same thread. Go and
+// other runtimes that move work between threads should read it in the same native call
+// as the failing one.
+const char *lanesum_last_error(void);
+
+// A fixed description of a status code (for codes this library does not know, "unknown
+// status"). Never null; the string is static.
+const char *lanesum_status_str(int32_t status);
 
 #ifdef __cplusplus
 }  // extern "C"

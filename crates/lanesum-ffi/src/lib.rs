@@ -25,11 +25,12 @@ use std::ffi::c_char;
 
 mod algorithms;
 mod files;
+mod hashers;
 mod oneshot;
 mod ptrs;
 mod registry;
 mod status;
-mod streams;
+mod stream;
 
 pub use algorithms::{
     lanesum_algorithm, lanesum_algorithm_block_len, lanesum_algorithm_digest_len,
@@ -40,15 +41,15 @@ pub use files::{
     lanesum_hash_files, lanesum_install_sigbus_handler, LanesumFileCallback, LanesumFileOptions,
     LanesumFileResult,
 };
-pub use oneshot::{lanesum_hash, lanesum_hash_many};
-pub use ptrs::LanesumSlice;
-pub use status::{lanesum_last_error, lanesum_status_str, LanesumStatus};
-pub use streams::{
+pub use hashers::{
     lanesum_engine_free, lanesum_engine_global, lanesum_engine_new, lanesum_hasher_copy,
     lanesum_hasher_digest_len, lanesum_hasher_finalize, lanesum_hasher_free, lanesum_hasher_new,
     lanesum_hasher_reset, lanesum_hasher_update, lanesum_lane_hasher_new, lanesum_multi_hasher_new,
     LanesumEngine, LanesumHasher,
 };
+pub use oneshot::{lanesum_hash, lanesum_hash_many};
+pub use ptrs::LanesumSlice;
+pub use status::{lanesum_last_error, lanesum_status_str, LanesumStatus};
 
 /// The ABI version this header describes. It changes only when a call, type or constant
 /// changes incompatibly; additions keep it. Compare it with `lanesum_abi_version()` to

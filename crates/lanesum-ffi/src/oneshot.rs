@@ -79,7 +79,7 @@ pub unsafe extern "C" fn lanesum_hash_many(
         } else {
             hash_many(a, &msgs)
         };
-        crate::streams::write_digests(&digests, buf);
+        crate::stream::write_digests(&digests, buf);
         Ok(())
     })
 }

@@ -8,7 +8,11 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use lanesum::Engine;
 
 use crate::status::{Error, LanesumStatus, Result};
-use crate::streams::Stream;
+use crate::stream::Stream;
+
+/// The id of the process-wide engine's handle: no table slot has it (those have a
+/// generation in the high half).
+pub(crate) const GLOBAL_ENGINE: u64 = 1;
 
 /// What a handle refers to.
 pub(crate) enum Object {
@@ -145,7 +149,7 @@ pub(crate) fn with_stream<R>(id: u64, f: impl FnOnce(&mut Stream) -> Result<R>) 
 
 /// The engine behind `id` (a clone: engines are handles to shared lanes).
 pub(crate) fn engine(id: u64) -> Result<Engine> {
-    if id == crate::streams::GLOBAL_ENGINE {
+    if id == GLOBAL_ENGINE {
         return Ok(Engine::global().clone());
     }
     let e = live(id)?;

@@ -1,13 +1,13 @@
-//! Streaming hashers behind handles: plain (`Hasher`), engine-backed (`LaneHasher`, whose
-//! blocks share SIMD lanes with other streams of its engine) and multi-algorithm
-//! (`MultiHasher`), with one set of calls (update, finalize, reset, copy, free) for all.
+//! The C calls of streaming hashers (plain, engine-backed and multi-algorithm, with one
+//! set of calls for all: update, finalize, reset, copy, free) and of engines.
 
-use lanesum::{Algorithm, Digest, Engine, Hasher, LaneHasher, MultiHasher};
+use lanesum::{Engine, Hasher, MultiHasher};
 
 use crate::algorithms::{self, LanesumAlgorithm};
 use crate::ptrs;
-use crate::registry::{self, Object};
+use crate::registry::{self, Object, GLOBAL_ENGINE};
 use crate::status::{run, Error, LanesumStatus, Result};
+use crate::stream::{write_digests, Stream};
 
 /// A streaming hasher; 0 is the null handle. Any kind of hasher may be used from any
 /// thread, and one handle by several threads (calls on it take turns).
@@ -24,66 +24,6 @@ pub struct LanesumHasher {
 pub struct LanesumEngine {
     /// Opaque.
     pub id: u64,
-}
-
-/// The id of the process-wide engine's handle: no table slot has it (those have a
-/// generation in the high half).
-pub(crate) const GLOBAL_ENGINE: u64 = 1;
-
-/// A hasher's state; `None` once finalized.
-pub(crate) enum Stream {
-    Plain(Algorithm, Option<Hasher>),
-    Lane(Engine, Algorithm, Option<LaneHasher>),
-    Multi(Engine, Vec<Algorithm>, Option<MultiHasher>),
-}
-
-impl Stream {
-    fn digest_len(&self) -> usize {
-        match self {
-            Stream::Plain(a, _) | Stream::Lane(_, a, _) => a.digest_len(),
-            Stream::Multi(_, algs, _) => algs.iter().map(|a| a.digest_len()).sum(),
-        }
-    }
-
-    fn finalized() -> Error {
-        Error::new(
-            LanesumStatus::LANESUM_ERR_STATE,
-            "hasher was finalized; reset it before using it again",
-        )
-    }
-
-    fn update(&mut self, data: &[u8]) -> Result<()> {
-        match self {
-            Stream::Plain(_, Some(h)) => {
-                h.update(data);
-            }
-            Stream::Lane(_, _, Some(h)) => {
-                h.update(data);
-            }
-            Stream::Multi(_, _, Some(h)) => {
-                h.update(data);
-            }
-            _ => return Err(Self::finalized()),
-        }
-        Ok(())
-    }
-
-    /// The digests (one after the other for a multi-algorithm hasher); finalizes.
-    fn finalize(&mut self) -> Result<Vec<Digest>> {
-        Ok(match self {
-            Stream::Plain(_, h) => vec![h.take().ok_or_else(Self::finalized)?.finalize()],
-            Stream::Lane(_, _, h) => vec![h.take().ok_or_else(Self::finalized)?.finalize()],
-            Stream::Multi(_, _, h) => h.take().ok_or_else(Self::finalized)?.finalize(),
-        })
-    }
-
-    fn reset(&mut self) {
-        match self {
-            Stream::Plain(a, h) => *h = Some(Hasher::new(*a)),
-            Stream::Lane(e, a, h) => *h = Some(e.hasher(*a)),
-            Stream::Multi(e, algs, h) => *h = Some(MultiHasher::with_engine(e, algs)),
-        }
-    }
 }
 
 /// Register `stream` and store its handle in `*out`.
@@ -265,16 +205,6 @@ pub unsafe extern "C" fn lanesum_hasher_finalize(
         unsafe { ptrs::put_opt(out_len, n) };
         Ok(())
     })
-}
-
-/// Copy digests one after the other into `buf` (checked large enough); returns the length.
-pub(crate) fn write_digests(digests: &[Digest], buf: &mut [u8]) -> usize {
-    let mut at = 0;
-    for d in digests {
-        buf[at..at + d.len()].copy_from_slice(d.as_bytes());
-        at += d.len();
-    }
-    at
 }
 
 /// Start over, as a new hasher of the same kind, algorithms and engine (also after
