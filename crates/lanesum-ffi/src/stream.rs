@@ -1,0 +1,73 @@
+//! A streaming hasher's state behind a handle: plain (`Hasher`), engine-backed
+//! (`LaneHasher`, whose blocks share SIMD lanes with the other streams of its engine) or
+//! multi-algorithm (`MultiHasher`).
+
+use lanesum::{Algorithm, Digest, Engine, Hasher, LaneHasher, MultiHasher};
+
+use crate::status::{Error, LanesumStatus, Result};
+
+/// A hasher's state; `None` once finalized.
+pub(crate) enum Stream {
+    Plain(Algorithm, Option<Hasher>),
+    Lane(Engine, Algorithm, Option<LaneHasher>),
+    Multi(Engine, Vec<Algorithm>, Option<MultiHasher>),
+}
+
+impl Stream {
+    pub fn digest_len(&self) -> usize {
+        match self {
+            Stream::Plain(a, _) | Stream::Lane(_, a, _) => a.digest_len(),
+            Stream::Multi(_, algs, _) => algs.iter().map(|a| a.digest_len()).sum(),
+        }
+    }
+
+    fn finalized() -> Error {
+        Error::new(
+            LanesumStatus::LANESUM_ERR_STATE,
+            "hasher was finalized; reset it before using it again",
+        )
+    }
+
+    pub fn update(&mut self, data: &[u8]) -> Result<()> {
+        match self {
+            Stream::Plain(_, Some(h)) => {
+                h.update(data);
+            }
+            Stream::Lane(_, _, Some(h)) => {
+                h.update(data);
+            }
+            Stream::Multi(_, _, Some(h)) => {
+                h.update(data);
+            }
+            _ => return Err(Self::finalized()),
+        }
+        Ok(())
+    }
+
+    /// The digests (one after the other for a multi-algorithm hasher); finalizes.
+    pub fn finalize(&mut self) -> Result<Vec<Digest>> {
+        Ok(match self {
+            Stream::Plain(_, h) => vec![h.take().ok_or_else(Self::finalized)?.finalize()],
+            Stream::Lane(_, _, h) => vec![h.take().ok_or_else(Self::finalized)?.finalize()],
+            Stream::Multi(_, _, h) => h.take().ok_or_else(Self::finalized)?.finalize(),
+        })
+    }
+
+    pub fn reset(&mut self) {
+        match self {
+            Stream::Plain(a, h) => *h = Some(Hasher::new(*a)),
+            Stream::Lane(e, a, h) => *h = Some(e.hasher(*a)),
+            Stream::Multi(e, algs, h) => *h = Some(MultiHasher::with_engine(e, algs)),
+        }
+    }
+}
+
+/// Copy digests one after the other into `buf` (checked large enough); returns the length.
+pub(crate) fn write_digests(digests: &[Digest], buf: &mut [u8]) -> usize {
+    let mut at = 0;
+    for d in digests {
+        buf[at..at + d.len()].copy_from_slice(d.as_bytes());
+        at += d.len();
+    }
+    at
+}
