@@ -101,7 +101,7 @@ fn run(arg0: &OsStr, rest: Vec<OsString>) -> i32 {
 /// lanesum and the coreutils tools: hash, check, or a whole-input mode.
 fn run_coreutils(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -> i32 {
     let opts = flags::parse_coreutils(p, args, rep);
-    if let Err(e) = start_threads(0) {
+    if let Err(e) = start_threads(opts.threads) {
         rep.fatal(&format!("cannot start threads: {e}"));
     }
     match opts.action {
