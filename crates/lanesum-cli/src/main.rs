@@ -74,6 +74,7 @@ fn main() {
     // A program's calls, made first, while the process has one thread.
     lanesum_files::install_sigbus_handler(SIGBUS_MESSAGE);
     lanesum_files::reserve_descriptors();
+    sys::fit_malloc_to_address_limit();
     let mut args = std::env::args_os();
     let arg0 = args.next().unwrap_or_else(|| OsString::from("lanesum"));
     let rest: Vec<OsString> = args.collect();

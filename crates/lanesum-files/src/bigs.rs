@@ -49,6 +49,13 @@ fn map_len(streams: usize) -> usize {
     (per / MAP_MIN * MAP_MIN).clamp(MAP_MIN, MAP_MAX)
 }
 
+/// How many of `streams` may map a window of `map_len` bytes at once: all of them, or
+/// under a `ulimit -v` those that fit a quarter of the address space left (the others
+/// read); a map beyond that would succeed and leave nothing for the allocations after it.
+fn mapping_streams(streams: usize, map_len: usize) -> usize {
+    memory::within_address_space(streams * map_len, 4, 0) / map_len
+}
+
 /// A file waiting for a stream: its place among the files, and its size when stat'ed.
 struct Pending {
     idx: usize,
@@ -161,6 +168,9 @@ pub(crate) fn hash_side_by_side(
     let workers = rayon::current_num_threads().clamp(1, count);
     let per = count.min(GROUP).div_ceil(workers);
     let map_len = map_len(workers * per);
+    let maps = mapping_streams(workers * per, map_len);
+    // Each worker's share of the maps: its first streams map, the others read.
+    let maps_per = maps / workers;
     // Largest first, dealt in turn: the shares get similar byte counts, and the small
     // files fill the lanes the large ones leave, rather than one file running alone long.
     let mut rest: VecDeque<Pending> = by_size.into();
@@ -177,7 +187,15 @@ pub(crate) fn hash_side_by_side(
     let done: Vec<Vec<(usize, io::Result<Hashed>)>> = shares
         .into_par_iter()
         .with_max_len(1)
-        .map(|share| worker(share, per, &queue, algs, may_map, map_len))
+        .map(|share| {
+            worker(
+                share,
+                per,
+                &queue,
+                algs,
+                may_map.then_some((maps_per, map_len)),
+            )
+        })
         .collect();
     let mut out: Vec<Option<io::Result<Hashed>>> = (0..count).map(|_| None).collect();
     for (idx, r) in done.into_iter().flatten() {
@@ -195,9 +213,10 @@ fn worker(
     per: usize,
     queue: &Mutex<VecDeque<Pending>>,
     algs: &[Algorithm],
-    may_map: bool,
-    map_len: usize,
+    maps: Option<(usize, usize)>,
 ) -> Vec<(usize, io::Result<Hashed>)> {
+    // (streams that map, bytes per map)
+    let (mapping, map_len) = maps.unwrap_or((0, 0));
     let mut batches: Vec<StreamBatch> = algs.iter().map(|&a| StreamBatch::new(a, per)).collect();
     let mut slots: Vec<Option<Stream>> = share.into_iter().map(|p| Some(Stream::new(p))).collect();
     slots.resize_with(per, || None);
@@ -206,9 +225,9 @@ fn worker(
     let mut done = Vec::new();
     let next = || queue.lock().map_or(None, |mut q| q.pop_front());
     while slots.iter().any(Option::is_some) {
-        for (s, buf) in slots.iter_mut().zip(&mut bufs) {
+        for (i, (s, buf)) in slots.iter_mut().zip(&mut bufs).enumerate() {
             if let Some(s) = s {
-                s.next_window(buf, may_map, map_len);
+                s.next_window(buf, i < mapping, map_len);
             }
         }
         {

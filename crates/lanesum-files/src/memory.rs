@@ -8,6 +8,36 @@
 
 use std::io;
 
+/// Bytes of address space this process may still map or allocate under its soft
+/// `ulimit -v` (RLIMIT_AS), or `None` where there is no such limit (or /proc can't tell).
+/// Maps count against that limit as much as allocations do: the big-file windows and
+/// the small-file buffers are sized to leave most of it to everything else, so that a
+/// limited process gets smaller windows rather than failed allocations.
+pub(crate) fn address_space_left() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let limit: usize = line
+        .trim_start_matches("Max address space")
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = statm.split_whitespace().next()?.parse().ok()?;
+    Some(limit.saturating_sub(pages.saturating_mul(4096)))
+}
+
+/// `want` bytes, or less where the address space left (see [`address_space_left`])
+/// is short: at most `left / share` then, and at least `floor`.
+pub(crate) fn within_address_space(want: usize, share: usize, floor: usize) -> usize {
+    match address_space_left() {
+        Some(left) => want.min(left / share.max(1)).max(floor),
+        None => want,
+    }
+}
+
 /// The error of a buffer of `bytes` bytes that could not be allocated.
 pub(crate) fn out_of_memory(bytes: usize) -> io::Error {
     io::Error::new(
@@ -50,5 +80,15 @@ mod tests {
         assert_eq!(v.len(), 20);
         grow_to(&mut v, 5).unwrap();
         assert_eq!(v.len(), 20, "never shrinks");
+    }
+
+    /// Without a limit (the test runner's), the sizes asked for; under one, within it.
+    #[test]
+    fn sizes_fit_the_address_space() {
+        match address_space_left() {
+            None => assert_eq!(within_address_space(1 << 30, 4, 1), 1 << 30),
+            Some(left) => assert!(within_address_space(usize::MAX, 4, 1) <= left / 4 + 1),
+        }
+        assert_eq!(within_address_space(0, 4, 7), 7);
     }
 }

@@ -20,12 +20,13 @@ use rayon::prelude::*;
 use crate::hashed::{by_input, Hashed};
 use crate::input::{Input, Job};
 use crate::memory;
-use crate::opened::{open, Opened};
+use crate::opened::{open, Opened, SMALL_MAX};
 use crate::stream::{hash_reader, read_full};
 
 /// Bytes of small files a task reads before it hashes them: enough files to fill every
 /// lane of a core many times over (64 KiB files: 128), few enough to stay in its caches.
-/// A task's buffer grows to what its files need, up to this.
+/// A task's buffer grows to what its files need, up to this (less under a `ulimit -v`
+/// that leaves little room, but always room for one small file).
 pub(crate) const TASK_BYTES: usize = 8 << 20;
 /// Jobs per task: a window is cut into about two runs per thread, within these bounds.
 const RUN_MIN: usize = 8;
@@ -76,21 +77,33 @@ pub(crate) fn hash_window(
     buffers: &Buffers,
     parallel: bool,
 ) -> Vec<Slot> {
+    let threads = if parallel {
+        rayon::current_num_threads().max(1)
+    } else {
+        1
+    };
+    // Under a `ulimit -v`, the threads' buffers take at most a quarter of what is left.
+    let room = memory::within_address_space(TASK_BYTES, 4 * threads, SMALL_MAX as usize + 1);
     if !parallel {
-        return hash_run(window, algs, buffers);
+        return hash_run(window, algs, buffers, room);
     }
-    let threads = rayon::current_num_threads().max(1);
     let run = (window.len() / (2 * threads)).clamp(RUN_MIN, RUN_MAX);
     let runs: Vec<Vec<Slot>> = window
         .into_par_iter()
         .chunks(run)
-        .map(|jobs| hash_run(jobs, algs, buffers))
+        .map(|jobs| hash_run(jobs, algs, buffers, room))
         .collect();
     runs.into_iter().flatten().collect()
 }
 
-/// One task: its jobs opened, read and hashed in turn, on this thread.
-pub(crate) fn hash_run(jobs: Vec<Job>, algs: &[Algorithm], buffers: &Buffers) -> Vec<Slot> {
+/// One task: its jobs opened, read and hashed in turn, on this thread, hashing whenever
+/// `task_bytes` are read.
+pub(crate) fn hash_run(
+    jobs: Vec<Job>,
+    algs: &[Algorithm],
+    buffers: &Buffers,
+    task_bytes: usize,
+) -> Vec<Slot> {
     let mut buf = buffers.take();
     let mut slots: Vec<Option<Slot>> = Vec::with_capacity(jobs.len());
     // Files read and not yet hashed: (slot, offset in `buf`, length).
@@ -105,7 +118,7 @@ pub(crate) fn hash_run(jobs: Vec<Job>, algs: &[Algorithm], buffers: &Buffers) ->
             Opened::Small(f, len) => {
                 // One spare byte: if it fills, the file grew since it was stat'ed.
                 let room = len as usize + 1;
-                if used + room > TASK_BYTES && !pending.is_empty() {
+                if used + room > task_bytes && !pending.is_empty() {
                     hash_pending(&buf, &mut pending, &mut slots, algs);
                     used = 0;
                 }
