@@ -34,7 +34,7 @@ pub(crate) fn address_space_left() -> Option<usize> {
 pub(crate) fn within_address_space(want: usize, share: usize, floor: usize) -> usize {
     match address_space_left() {
         Some(left) => want.min(left / share.max(1)).max(floor),
-        None => want,
+        None => want.max(floor),
     }
 }
 
