@@ -74,6 +74,7 @@ fn main() {
     // A program's calls, made first, while the process has one thread.
     lanesum_files::install_sigbus_handler(SIGBUS_MESSAGE);
     lanesum_files::reserve_descriptors();
+    sys::fit_malloc_to_address_limit();
     let mut args = std::env::args_os();
     let arg0 = args.next().unwrap_or_else(|| OsString::from("lanesum"));
     let rest: Vec<OsString> = args.collect();
@@ -101,7 +102,7 @@ fn run(arg0: &OsStr, rest: Vec<OsString>) -> i32 {
 /// lanesum and the coreutils tools: hash, check, or a whole-input mode.
 fn run_coreutils(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -> i32 {
     let opts = flags::parse_coreutils(p, args, rep);
-    if let Err(e) = start_threads(0) {
+    if let Err(e) = start_threads(opts.threads) {
         rep.fatal(&format!("cannot start threads: {e}"));
     }
     match opts.action {

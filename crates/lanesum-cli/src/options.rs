@@ -62,6 +62,9 @@ pub struct Options {
     pub input: lanesum_files::Options,
     /// `--progress` / `--no-progress`, the last given.
     pub progress: Option<bool>,
+    /// `-j N` (lanesum): the threads of the pool everything hashes on; 0: rayon's
+    /// default (`RAYON_NUM_THREADS`, else the CPUs of the affinity mask and cgroup quota).
+    pub threads: usize,
 }
 
 /// How b3sum's BLAKE3 is keyed.

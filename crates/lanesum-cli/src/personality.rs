@@ -28,6 +28,9 @@ pub enum Group {
     WholeInput,
     /// `-r`, `-L`, `-x`, `--exclude`, `--files-from`, `-0`, `--progress`, `--no-progress`.
     Tree,
+    /// `-j N`: lanesum's own name only, so the coreutils tools refuse it as GNU's do
+    /// (b3sum has its own `--num-threads`; `RAYON_NUM_THREADS` works under every name).
+    Threads,
 }
 
 /// How a tool's arguments are read.
@@ -113,6 +116,7 @@ pub static PERSONALITIES: [Personality; 9] = [
             Group::Json,
             Group::WholeInput,
             Group::Tree,
+            Group::Threads,
         ],
         prog_name: ProgName::Own,
         check_lines: CheckLines::Any,

@@ -24,6 +24,29 @@ pub fn default_sigpipe() {
     }
 }
 
+/// Under an address-space limit (`ulimit -v`), keep malloc to one arena: glibc reserves
+/// 64 MiB of address space for each further arena (up to 8 per core), which under
+/// `ulimit -v 204800` left too little for anything else, and an allocation that fails
+/// outside the pipeline's own buffers aborts. Without a limit nothing changes (arenas
+/// only cost address space, and spare threads contention). Call before threads start.
+pub fn fit_malloc_to_address_limit() {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes only the struct passed.
+    let limited = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0
+        && lim.rlim_cur != libc::RLIM_INFINITY;
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if limited {
+        // SAFETY: mallopt only sets an allocator parameter; called before other threads.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
+    }
+    let _ = limited;
+}
+
 /// CPU time consumed by the calling thread.
 pub fn thread_cpu_time() -> Duration {
     let mut ts = libc::timespec {

@@ -19,12 +19,18 @@
 //! ```
 //!
 //! Results come in input order (a walk's files sorted by name in each directory), one per
-//! file, each with its own error: one bad file never stops the others. Underneath:
-//! * small files are read a window at a time and hashed together in lanes
-//!   (`lanesum::hash_many_par`), big ones streamed side by side (`lanesum::StreamBatch`),
-//!   a mapped window at a time; at most a 64 MiB window of small files, 64 MiB of
-//!   big-file buffers, 256 MiB of big files mapped and 32,768 results held back at once,
-//!   at most 768 files open (fewer under a lower `ulimit -n`);
+//! file, each with its own error: one bad file never stops the others. Underneath, on
+//! every thread of a rayon pool (the caller's, or one of [`Options::threads`] threads):
+//! * small files are opened, read and hashed together in lanes (`lanesum::hash_many`) by
+//!   each thread for its own runs of a window, big ones streamed side by side
+//!   (`lanesum::StreamBatch`) by one worker per thread, a mapped window at a time;
+//! * memory grows with the work and at most linearly with the threads: per thread a
+//!   buffer of at most 8 MiB of small files (as large as its files need: a 3-byte file
+//!   takes 4 bytes), 256 MiB of big files mapped and at most 64 MiB of big-file read
+//!   buffers (only where maps are refused), 32,768 results held back at once, at most
+//!   8,192 jobs per window and 256 big files open, fewer under a lower `ulimit -n`; a
+//!   buffer that can't be allocated is an error ([`std::io::ErrorKind::OutOfMemory`]) on
+//!   the file that needed it, never an abort;
 //! * standard input (the operand `-`), FIFOs and devices are streamed as they come.
 //!
 //! Programs (not libraries) make two calls first thing, before any thread starts:
@@ -43,14 +49,18 @@
 #![warn(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+mod bigs;
 #[allow(unsafe_code)]
 mod fds;
 mod hashed;
 mod input;
 #[allow(unsafe_code)]
 mod mapped;
+mod memory;
+mod opened;
 mod options;
 mod pipeline;
+mod smalls;
 mod source;
 mod stream;
 mod walk;

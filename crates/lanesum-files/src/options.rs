@@ -29,6 +29,12 @@ pub struct Options {
     /// file truncated under a map into an error rather than a crash; without it files are
     /// always read. Default: true.
     pub mmap: bool,
+    /// Threads that hash: 0 (the default) runs on the rayon pool the pipeline is driven
+    /// from (the global pool unless the caller `install`ed another; rayon sizes the
+    /// global one from `RAYON_NUM_THREADS` or `std::thread::available_parallelism`, which
+    /// honours the CPU affinity mask and the cgroup CPU quota); N > 0 starts a pool of N
+    /// threads of the pipeline's own, kept as long as the pipeline.
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -40,6 +46,7 @@ impl Default for Options {
             excludes: Vec::new(),
             stdin_consumed: false,
             mmap: true,
+            threads: 0,
         }
     }
 }

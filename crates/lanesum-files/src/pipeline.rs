@@ -1,74 +1,68 @@
-//! The read pipeline: every input read once, in bounded memory, with both cores hashing.
+//! The read pipeline: every input read once, in bounded memory, on every core, results in
+//! order.
 //!
-//! Jobs are taken a window at a time. The window's files are opened and stat'ed in
-//! parallel, then handled in order:
-//! * runs of small regular files are read (in parallel, into one reused arena of at most
-//!   [`BUDGET`] bytes) and hashed together with `hash_many_par`, many files per lane set;
+//! Jobs are taken a window at a time; while the pool hashes one window, the calling
+//! thread takes the next from the walk. A window is cut into runs of jobs, and each run is
+//! opened, read and hashed on one core by one task (see `smalls`): small regular files in
+//! lanes there, while big files, standard input, FIFOs and devices come back in their
+//! places. Then, in order:
 //! * big regular files wait, across windows, until [`GATHER`] are there (or an output
 //!   needs them; the outputs after them wait too, in order), then are streamed side by
-//!   side, up to [`GROUP`] at once, a [`GROUP_MAP`] window of each at a time mapped (see
-//!   `mapped`), else a [`GROUP_CHUNK`] one read: each core hashes its share's windows in
-//!   one lane pass (`lanesum::StreamBatch`, read in place), and a file that ends gives
-//!   its stream to the next, as `hash_many` would whole files, in bounded memory;
+//!   side by one worker per thread, each with its own lanes and its own share of the
+//!   files (see `bigs`), a mapped window of each at a time, in bounded memory;
 //! * a lone big file, standard input, FIFOs and devices are streamed on their own, where
 //!   BLAKE3 (and several algorithms) still use every core.
 //!
+//! The pool is the caller's (the rayon pool `next` is called in: the global one unless
+//! the caller installed another) or, with [`Options::threads`], one of the pipeline's own.
+//!
 //! Big files are memory-mapped a window at a time (see `mapped`, which survives
 //! truncation); a file that shrinks or grows while it is read gives the digest of what was
-//! read, or an error, never a crash. Peak memory: the arena, the group buffers, one
-//! window of names, and the outputs held back behind gathering big files (see the
-//! constants).
+//! read, or an error, never a crash. Peak memory, growing with the work and at most
+//! linearly with the threads: a buffer per task of at most `smalls::TASK_BYTES` (only as
+//! large as its files need), the big-file windows (`bigs`), two windows of names, and the
+//! outputs held back behind gathering big files (see the constants). A buffer that can't
+//! be allocated is an error on the file that needed it, never an abort.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Seek};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::sync::OnceLock;
 
-use lanesum::{hash_many_par, Algorithm, Digest, MultiHasher, StreamBatch};
-use rayon::prelude::*;
+use lanesum::{Algorithm, MultiHasher};
 
-use crate::hashed::{by_input, Hashed, HashedFile};
+use crate::bigs::{self, GROUP};
+use crate::hashed::{Hashed, HashedFile};
 use crate::input::{Input, Job};
 use crate::options::Options;
-use crate::stream::{hash_reader, hash_reader_from, hash_streamed, read_full};
+use crate::smalls::{self, Buffers, Slot};
+use crate::stream::{hash_reader, hash_reader_from, hash_streamed};
 use crate::{fds, mapped};
 
-/// Jobs opened at once: enough files to fill every lane of both cores many times over.
-/// Fewer where the limit on open files is lower (see [`Limits`]).
+/// Jobs taken per window, at least: enough files to fill every lane of two cores many
+/// times over. Larger pools take [`WINDOW_PER_THREAD`] per thread, up to
+/// [`WINDOW_MAX`], so each thread still gets runs long enough to fill its lanes.
 const WINDOW: usize = 512;
-/// Fewer jobs than this are opened, and fewer files and bytes than this of small files
-/// read, on the calling thread: starting the thread pool costs more (~0.3 ms of a 1.9 ms
-/// run hashing one small file).
+const WINDOW_PER_THREAD: usize = 256;
+const WINDOW_MAX: usize = 8192;
+/// Fewer jobs than this are opened, read and hashed on the calling thread: starting the
+/// pool's threads costs more (~0.3 ms of a 1.9 ms run hashing one small file).
 const PAR_MIN_JOBS: usize = 16;
-const PAR_MIN_BYTES: usize = 1 << 20;
 /// Outputs held back while big files gather for a group (each a name and digests).
 const MAX_HELD: usize = 64 * WINDOW;
-/// Regular files up to this size are read whole into the arena and hashed in lanes.
-const SMALL_MAX: u64 = 1 << 20;
-/// Arena size: the bytes of small files read before they are hashed.
-const BUDGET: usize = 64 << 20;
-/// Big files streamed side by side: enough streams to fill the widest kernel of each
-/// core (MD5 runs 64 lanes per core). Measured on 64 files of 16 MiB: on a Xeon 16
-/// streams 0.27 s, 32 or 64 streams 0.20 s; on Zen 5 (MD5) 32 streams 0.11 s, 64 streams
-/// 0.065 s. With files of many sizes more streams keep more lanes busy: `-r /usr` (381
-/// files over 1 MiB, 3.9 GB, among 130k), MD5 on Zen 4, 2.21-2.33 s with 64 streams (and
-/// 4 MiB windows), 2.06-2.16 s with 128 (and 2 MiB windows, the same mapped bytes).
-/// In tests, few enough that a test's big files make several groups.
-const GROUP: usize = if cfg!(test) { 16 } else { 128 };
 /// Big files gathered before they are hashed: more than [`GROUP`], so that the small
-/// ones take over the streams the large ones leave (`-r /usr` as above: 2.37-2.73 s
-/// gathering 64 for 64 streams, 2.21-2.33 s gathering 128 for 64). Fewer where the
-/// limit on open files is lower.
+/// ones take over the streams the large ones leave (`-r /usr` (381 files over 1 MiB,
+/// 3.9 GB, among 130k), MD5 on Zen 4: 2.37-2.73 s gathering 64 for 64 streams,
+/// 2.21-2.33 s gathering 128 for 64). Fewer where the limit on open files is lower.
 const GATHER: usize = 2 * GROUP;
 /// Descriptors left for everything else: standard streams, the walk's directories
 /// (`walkdir` keeps up to 10 open), a check file.
 const SPARE_FDS: usize = 16;
 
-/// How many files are open at once: a window's, and the big files gathered (all of them
-/// while a window is being handled).
+/// How many files are open at once: a window's big files (small ones are closed as soon
+/// as they are read), and the big files gathered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Limits {
     window: usize,
@@ -76,22 +70,29 @@ struct Limits {
 }
 
 impl Limits {
-    /// [`WINDOW`] and [`GATHER`], or less when only `free` more files may be open (a
+    /// [`WINDOW_MAX`] and [`GATHER`], or less when only `free` more files may be open (a
     /// hard `ulimit -n` below them): a third of them for the gathered files, at least
     /// one file each, so that no input fails with "Too many open files" that could be
     /// hashed one at a time.
     fn for_free(free: usize) -> Limits {
-        if free >= WINDOW + GATHER {
+        if free >= WINDOW_MAX + GATHER {
             return Limits {
-                window: WINDOW,
+                window: WINDOW_MAX,
                 gather: GATHER,
             };
         }
         let gather = (free / 3).clamp(1, GATHER);
         Limits {
-            window: free.saturating_sub(gather).clamp(1, WINDOW),
+            window: free.saturating_sub(gather).clamp(1, WINDOW_MAX),
             gather,
         }
+    }
+
+    /// Jobs per window for a pool of `threads`: each task holds one more file open while
+    /// it reads, so those come off what the limit allows.
+    fn window_for(self, threads: usize) -> usize {
+        let want = WINDOW.max(threads.saturating_mul(WINDOW_PER_THREAD));
+        want.min(self.window.saturating_sub(threads)).max(1)
     }
 }
 
@@ -108,25 +109,6 @@ fn limits() -> Limits {
         Limits::for_free(max.saturating_sub(open + SPARE_FDS))
     })
 }
-/// Bytes read from each big file per round (`GROUP * GROUP_CHUNK` of buffers).
-const GROUP_CHUNK: usize = 512 << 10;
-/// Bytes mapped from each big file per round: each map and unmap costs page-table work
-/// and a TLB flush on every core, so larger than a read window (64 x 16 MiB on Zen 5:
-/// SHA-256 0.135 -> 0.129 s, MD5 0.076 -> 0.069 s from 1 to 4 MiB; on Zen 4, 2 and 4 MiB
-/// alike), but `GROUP * GROUP_MAP` is what is mapped at once.
-const GROUP_MAP: usize = 2 << 20;
-
-/// A job after open and fstat.
-enum Opened {
-    Failed(io::Error),
-    /// A regular file of at most `SMALL_MAX` bytes (its size when stat'ed).
-    Small(File, u64),
-    /// A larger regular file.
-    Big(File),
-    /// Standard input or a path that is not a regular file: opened (a FIFO may block
-    /// until a writer comes) and read when its turn comes.
-    Stream(Input),
-}
 
 /// The results of a sequence of jobs, in job order, as an iterator of [`HashedFile`]s:
 /// see [`hash_jobs`]. Memory stays bounded however many jobs there are.
@@ -135,6 +117,8 @@ pub struct Pipeline<I> {
     algs: Vec<Algorithm>,
     /// Big files may be mapped (the options allow it and the SIGBUS handler is there).
     mmap: bool,
+    /// The pipeline's own pool ([`Options::threads`]); `None`: the caller's.
+    pool: Option<rayon::ThreadPool>,
     /// Every opened job's output in order, `None` until it is hashed. A big file waits in
     /// `bigs` for companions, and the outputs after it wait with it.
     ready: VecDeque<(OsString, Option<io::Result<Hashed>>)>,
@@ -142,10 +126,12 @@ pub struct Pipeline<I> {
     taken: usize,
     /// Big files waiting to be hashed side by side: (output number, file).
     bigs: Vec<(usize, File)>,
+    /// The next window, taken from `jobs` while the pool hashed the last one.
+    ahead: Vec<Job>,
     /// `jobs` is exhausted.
     done: bool,
-    arena: Vec<u8>,
-    group_bufs: Vec<Vec<u8>>,
+    /// The small-file tasks' buffers.
+    buffers: Buffers,
 }
 
 impl<I> fmt::Debug for Pipeline<I> {
@@ -153,6 +139,10 @@ impl<I> fmt::Debug for Pipeline<I> {
         f.debug_struct("Pipeline")
             .field("algs", &self.algs)
             .field("mmap", &self.mmap)
+            .field(
+                "threads",
+                &self.pool.as_ref().map(|p| p.current_num_threads()),
+            )
             .field("taken", &self.taken)
             .field("held", &self.ready.len())
             .field("bigs", &self.bigs.len())
@@ -165,8 +155,9 @@ impl<I> fmt::Debug for Pipeline<I> {
 ///
 /// Each input is read once; all algorithms are computed from that one read. Jobs are
 /// pulled a window at a time, so a caller prints each window's lines before the next is
-/// read, and a job list of any length (a walk of a huge tree) takes bounded memory. Only
-/// [`Options::mmap`] is read from `opts` (the jobs are already found).
+/// hashed, and a job list of any length (a walk of a huge tree) takes bounded memory.
+/// Only [`Options::mmap`] and [`Options::threads`] are read from `opts` (the jobs are
+/// already found).
 pub fn hash_jobs<I: Iterator<Item = Job>>(
     jobs: I,
     algs: &[Algorithm],
@@ -191,18 +182,66 @@ pub fn hash_inputs<'a>(
     hash_jobs(jobs, algs, opts).map(|f| f.result)
 }
 
+/// Up to `max` jobs from `jobs`, ending early after standard input (it may be a
+/// terminal: what comes before it is hashed first).
+fn take_window(jobs: &mut impl Iterator<Item = Job>, max: usize) -> Vec<Job> {
+    let mut window = Vec::new();
+    for job in jobs.by_ref() {
+        let stdin = matches!(job.input, Ok(Input::Stdin));
+        window.push(job);
+        if stdin || window.len() >= max {
+            break;
+        }
+    }
+    window
+}
+
 impl<I: Iterator<Item = Job>> Pipeline<I> {
     fn new(jobs: I, algs: &[Algorithm], opts: &Options) -> Self {
+        // A pool that can't be started (a limit on threads) leaves the caller's.
+        let pool = (opts.threads > 0)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(opts.threads)
+                    .thread_name(|i| format!("lanesum-{i}"))
+                    .build()
+                    .ok()
+            })
+            .flatten();
         Pipeline {
             jobs,
             algs: algs.to_vec(),
             mmap: opts.mmap && mapped::handler_installed(),
+            pool,
             ready: VecDeque::new(),
             taken: 0,
             bigs: Vec::new(),
+            ahead: Vec::new(),
             done: false,
-            arena: Vec::new(),
-            group_bufs: Vec::new(),
+            buffers: Buffers::default(),
+        }
+    }
+
+    /// Whether the next call to `next` returns at once, without hashing or waiting: a
+    /// caller that buffers its output flushes it when this is false.
+    pub fn next_is_ready(&self) -> bool {
+        matches!(self.ready.front(), Some((_, Some(_))))
+    }
+
+    /// Threads of the pool the work runs on.
+    fn threads(&self) -> usize {
+        match &self.pool {
+            Some(p) => p.current_num_threads(),
+            None => rayon::current_num_threads(),
+        }
+        .max(1)
+    }
+
+    /// Run `op` on the pipeline's pool (its own, or the caller's).
+    fn install<R: Send>(pool: &Option<rayon::ThreadPool>, op: impl FnOnce() -> R + Send) -> R {
+        match pool {
+            Some(p) => p.install(op),
+            None => op(),
         }
     }
 
@@ -211,299 +250,97 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
         self.ready[at - self.taken].1 = Some(r);
     }
 
-    /// Open the next window of jobs and hash them into `ready`, except big files, which
-    /// join `bigs` (hashed once [`GATHER`] are there, or when an output needs them).
+    /// Hash the next window of jobs into `ready` (taking the one after it from `jobs`
+    /// meanwhile), except big files, which join `bigs` (hashed once [`GATHER`] are there,
+    /// or when an output needs them).
     fn fill(&mut self) {
-        let Limits {
-            window: max,
-            gather,
-        } = limits();
-        let mut window = Vec::new();
-        for job in self.jobs.by_ref() {
-            // Standard input may be a terminal: hash what came before it first.
-            let stdin = matches!(job.input, Ok(Input::Stdin));
-            window.push(job);
-            if stdin || window.len() >= max {
-                break;
-            }
+        let threads = self.threads();
+        let Limits { window: _, gather } = limits();
+        let max = limits().window_for(threads);
+        let mut window = std::mem::take(&mut self.ahead);
+        if window.is_empty() {
+            window = take_window(&mut self.jobs, max);
         }
         if window.is_empty() {
             self.done = true;
             return;
         }
-        let open_job = |j: Job| (j.name, open(j.input, j.found_regular));
-        let items: Vec<(OsString, Opened)> = if window.len() < PAR_MIN_JOBS {
-            window.into_iter().map(open_job).collect()
+        let names: Vec<OsString> = window
+            .iter_mut()
+            .map(|j| std::mem::take(&mut j.name))
+            .collect();
+        let slots = if window.len() < PAR_MIN_JOBS {
+            // Few jobs: on this thread, where the pool's start would cost more.
+            let slots = smalls::hash_window(window, &self.algs, &self.buffers, false);
+            self.ahead = take_window(&mut self.jobs, max);
+            slots
         } else {
-            window.into_par_iter().map(open_job).collect()
+            // The pool hashes this window while this thread walks to the next.
+            let Pipeline {
+                jobs,
+                algs,
+                buffers,
+                pool,
+                ahead,
+                ..
+            } = self;
+            let mut slots = Vec::new();
+            let hash = |_: &rayon::Scope<'_>| {
+                slots = smalls::hash_window(window, algs, buffers, true);
+            };
+            match pool {
+                Some(p) => p.in_place_scope(|s| {
+                    s.spawn(hash);
+                    *ahead = take_window(jobs, max);
+                }),
+                None => rayon::in_place_scope(|s| {
+                    s.spawn(hash);
+                    *ahead = take_window(jobs, max);
+                }),
+            }
+            slots
         };
         let in_lanes = self.algs.iter().any(|a| a.streams_in_lanes());
-        // Small files, up to `BUDGET` bytes: (output number, file, size).
-        let mut run: Vec<(usize, File, u64)> = Vec::new();
-        let mut bytes = 0;
-        for (name, item) in items {
+        for (name, slot) in names.into_iter().zip(slots) {
             let at = self.taken + self.ready.len();
             self.ready.push_back((name, None));
-            match item {
-                Opened::Failed(e) => self.set(at, Err(e)),
-                Opened::Small(f, len) => {
-                    if bytes + len as usize + 1 > BUDGET {
-                        self.small_run(std::mem::take(&mut run));
-                        bytes = 0;
-                    }
-                    bytes += len as usize + 1;
-                    run.push((at, f, len));
-                }
-                Opened::Big(f) if in_lanes => {
+            match slot {
+                Slot::Done(r) => self.set(at, r),
+                Slot::Big(f) if in_lanes => {
                     self.bigs.push((at, f));
                     if self.bigs.len() >= gather {
                         self.run_bigs();
                     }
                 }
-                Opened::Big(f) => {
-                    let r = hash_lone(f, &self.algs, self.mmap);
+                Slot::Big(f) => {
+                    let (algs, mmap) = (&self.algs, self.mmap);
+                    let r = Self::install(&self.pool, || hash_lone(f, algs, mmap));
                     self.set(at, r);
                 }
-                Opened::Stream(input) => {
+                Slot::Stream(input) => {
                     // Everything before it first: it may block (a FIFO, a terminal).
-                    self.small_run(std::mem::take(&mut run));
-                    bytes = 0;
                     self.run_bigs();
-                    let r = hash_streamed(&input, &self.algs);
+                    let algs = &self.algs;
+                    let r = Self::install(&self.pool, || hash_streamed(&input, algs));
                     self.set(at, r);
                 }
             }
         }
-        self.small_run(run);
     }
 
     /// Hash the waiting big files: side by side in lanes, or a lone one on its own.
     fn run_bigs(&mut self) {
         let (at, files): (Vec<usize>, Vec<File>) =
             std::mem::take(&mut self.bigs).into_iter().unzip();
+        let (algs, mmap) = (&self.algs, self.mmap);
         let results = match <[File; 1]>::try_from(files) {
-            Ok([f]) => vec![hash_lone(f, &self.algs, self.mmap)],
+            Ok([f]) => vec![Self::install(&self.pool, || hash_lone(f, algs, mmap))],
             Err(files) if files.is_empty() => return,
-            Err(files) => self.big_run(files),
+            Err(files) => Self::install(&self.pool, || bigs::hash_side_by_side(files, algs, mmap)),
         };
         for (at, r) in at.into_iter().zip(results) {
             self.set(at, r);
         }
-    }
-
-    /// Read small files into the arena in parallel, then hash them all in lanes.
-    fn small_run(&mut self, run: Vec<(usize, File, u64)>) {
-        if run.is_empty() {
-            return;
-        }
-        // One spare byte per file: if it fills, the file grew since it was stat'ed.
-        let need: usize = run.iter().map(|(_, _, len)| *len as usize + 1).sum();
-        if self.arena.len() < need {
-            // Once, at full size: a fresh `vec![0; n]` is pages the kernel zeroes as they
-            // are first read into, where growing it run by run copied and zero-filled it
-            // (4-21 ms a time over the first windows of 5,000 small files).
-            self.arena = vec![0; need.max(BUDGET)];
-        }
-        let mut slices: Vec<&mut [u8]> = Vec::with_capacity(run.len());
-        let mut rest = &mut self.arena[..need];
-        for (_, _, len) in &run {
-            let (a, b) = rest.split_at_mut(*len as usize + 1);
-            slices.push(a);
-            rest = b;
-        }
-        // Each file is closed where it was read, on every core, unless it grew (it is
-        // read again below); closing 5,000 files one after another took ~10 ms.
-        let (ats, files): (Vec<usize>, Vec<File>) =
-            run.into_iter().map(|(at, f, _)| (at, f)).unzip();
-        let read = |(f, buf): (File, &mut &mut [u8])| {
-            let r = read_full(&f, buf);
-            let grew = matches!(r, Ok(n) if n == buf.len());
-            (r, grew.then_some(f))
-        };
-        // Few files and few bytes: on this thread. Many tiny files are still worth both
-        // cores: each costs a read and a close whatever its size.
-        let serial = need < PAR_MIN_BYTES && files.len() < PAR_MIN_JOBS;
-        let reads: Vec<(io::Result<usize>, Option<File>)> = if serial {
-            files.into_iter().zip(slices.iter_mut()).map(read).collect()
-        } else {
-            files
-                .into_par_iter()
-                .zip(slices.par_iter_mut())
-                .map(read)
-                .collect()
-        };
-        let mut msgs: Vec<&[u8]> = Vec::with_capacity(ats.len());
-        for (r, buf) in reads.iter().zip(&slices) {
-            if let (Ok(n), None) = r {
-                msgs.push(&buf[..*n]);
-            }
-        }
-        let per_alg: Vec<Vec<Digest>> =
-            self.algs.iter().map(|&a| hash_many_par(a, &msgs)).collect();
-        let mut digests = by_input(&per_alg, msgs.len()).into_iter();
-        for (at, r) in ats.into_iter().zip(reads) {
-            let res = match r {
-                (Err(e), _) => Err(e),
-                // It grew: hash it again from the start, streamed to its (new) end.
-                (Ok(_), Some(mut f)) => f.rewind().and_then(|()| hash_reader(&mut f, &self.algs)),
-                (Ok(n), None) => {
-                    let digests = digests.next().expect("a digest per file read");
-                    Ok(Hashed {
-                        size: n as u64,
-                        digests,
-                    })
-                }
-            };
-            self.set(at, res);
-        }
-    }
-
-    /// Stream big files side by side so their blocks share the lanes; their results in
-    /// the order given.
-    ///
-    /// Each core keeps up to its share of [`GROUP`] files going in one [`StreamBatch`]
-    /// per algorithm, a window of each at a time, read in place; a file that ends gives
-    /// its stream to the next of that core's files. Largest first, dealt to the cores in
-    /// turn: the shares get similar byte counts, and the small files fill the lanes the
-    /// large ones leave, rather than one file running alone for long.
-    fn big_run(&mut self, files: Vec<File>) -> Vec<io::Result<Hashed>> {
-        struct Stream {
-            /// The file's place in `files`.
-            idx: usize,
-            file: File,
-            /// Size when stat'ed: mapped up to there, read beyond (a file that grew).
-            stat_len: u64,
-            size: u64,
-            /// A read error, or a mapped window that was truncated.
-            failed: Option<io::Error>,
-            map: Option<mapped::Guarded>,
-            len: usize,
-        }
-        let may_map = self.mmap;
-        let cores = rayon::current_num_threads().max(1);
-        let mut by_size: Vec<(usize, u64, File)> = files
-            .into_iter()
-            .enumerate()
-            .map(|(i, f)| (i, f.metadata().map_or(0, |m| m.len()), f))
-            .collect();
-        let count = by_size.len();
-        by_size.sort_by_key(|&(_, len, _)| std::cmp::Reverse(len));
-        let mut queues: Vec<VecDeque<(usize, u64, File)>> =
-            (0..cores).map(|_| VecDeque::new()).collect();
-        for (k, f) in by_size.into_iter().enumerate() {
-            queues[k % cores].push_back(f);
-        }
-        let per_core = queues[0].len().min(GROUP.div_ceil(cores));
-        let slots = per_core * cores;
-        while self.group_bufs.len() < slots {
-            self.group_bufs.push(vec![0; GROUP_CHUNK]);
-        }
-        let mut batches: Vec<Vec<StreamBatch>> = (0..cores)
-            .map(|_| {
-                self.algs
-                    .iter()
-                    .map(|&a| StreamBatch::new(a, per_core))
-                    .collect()
-            })
-            .collect();
-        let mut streams: Vec<Option<Stream>> = (0..slots).map(|_| None).collect();
-        let mut out: Vec<Option<io::Result<Hashed>>> = (0..count).map(|_| None).collect();
-        loop {
-            // Idle streams take their core's next file.
-            for (share, queue) in streams.chunks_mut(per_core).zip(&mut queues) {
-                for s in share.iter_mut().filter(|s| s.is_none()) {
-                    let Some((idx, stat_len, file)) = queue.pop_front() else {
-                        break;
-                    };
-                    *s = Some(Stream {
-                        idx,
-                        file,
-                        stat_len,
-                        size: 0,
-                        failed: None,
-                        map: None,
-                        len: 0,
-                    });
-                }
-            }
-            if streams.iter().all(Option::is_none) {
-                break;
-            }
-            // Map the next window of each file (no copy: a third of the time for MD5), or
-            // read it: past the stat'ed size, or when a map is refused.
-            streams
-                .par_iter_mut()
-                .zip(self.group_bufs.par_iter_mut())
-                .for_each(|(s, buf)| {
-                    let Some(s) = s else { return };
-                    s.len = 0;
-                    if may_map && s.size < s.stat_len {
-                        let n = (s.stat_len - s.size).min(GROUP_MAP as u64) as usize;
-                        s.map = mapped::map(&s.file, s.size, n);
-                        if s.map.is_some() {
-                            s.len = n;
-                            return;
-                        }
-                    }
-                    match read_full_at(&s.file, &mut buf[..], s.size) {
-                        Ok(n) => s.len = n,
-                        Err(e) => s.failed = Some(e),
-                    }
-                });
-            let bufs = &self.group_bufs;
-            streams
-                .par_chunks_mut(per_core)
-                .zip(bufs.par_chunks(per_core))
-                .zip(batches.par_iter_mut())
-                .for_each(|((share, bufs), algs)| {
-                    let chunks: Vec<&[u8]> = share
-                        .iter()
-                        .zip(bufs)
-                        .map(|(s, buf)| match s {
-                            Some(Stream {
-                                map: Some(m), len, ..
-                            }) => &m[..*len],
-                            Some(s) => &buf[..s.len],
-                            None => &[][..],
-                        })
-                        .collect();
-                    for b in algs.iter_mut() {
-                        b.update(&chunks);
-                    }
-                });
-            for (i, slot) in streams.iter_mut().enumerate() {
-                let Some(s) = slot else { continue };
-                s.size += s.len as u64;
-                // At end of file (a short read), or failed: its digests are taken and
-                // its stream restarted.
-                let mut ended = false;
-                if let Some(map) = s.map.take() {
-                    if map.truncated(&s.file) {
-                        s.failed = Some(io::Error::other("file shrank while it was read"));
-                    }
-                } else {
-                    ended = s.len < GROUP_CHUNK;
-                }
-                if !ended && s.failed.is_none() {
-                    continue;
-                }
-                let digests: Vec<Digest> = batches[i / per_core]
-                    .iter_mut()
-                    .map(|b| b.restart(i % per_core))
-                    .collect();
-                let s = slot.take().expect("a stream");
-                out[s.idx] = Some(match s.failed {
-                    Some(e) => Err(e),
-                    None => Ok(Hashed {
-                        size: s.size,
-                        digests,
-                    }),
-                });
-            }
-        }
-        out.into_iter()
-            .map(|r| r.expect("a result per file"))
-            .collect()
     }
 }
 
@@ -537,20 +374,6 @@ impl<I: Iterator<Item = Job>> Iterator for Pipeline<I> {
             }
         }
     }
-}
-
-/// Read into `buf` from `offset` until it is full or at end of file; returns the bytes read.
-fn read_full_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read_at(&mut buf[n..], offset + n as u64) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 /// Files at least this large, hashed alone with BLAKE3 (or BitTorrent v2), are mapped.
@@ -605,7 +428,8 @@ fn hash_lone(f: File, algs: &[Algorithm], may_map: bool) -> io::Result<Hashed> {
 ///
 /// Linux grows the table by doubling, and in a multi-threaded process each growth waits
 /// for an RCU grace period: opening the first window of 512 files took 13-16 ms instead
-/// of 1.2 ms, a tenth of hashing 5,000 small files. Taking a descriptor above the window
+/// of 1.2 ms, a tenth of hashing 5,000 small files (when a window's files were all open
+/// at once; now its big files and one file per thread are). Taking a descriptor above the window
 /// (then closing it) grows the table once, without that wait; the table never shrinks.
 /// The soft limit on open files is raised toward the hard one first where it is lower
 /// than that (as Go programs do), so that those files can be open at once.
@@ -614,65 +438,11 @@ fn hash_lone(f: File, algs: &[Algorithm], may_map: bool) -> io::Result<Hashed> {
 /// its caller's back. Without it the pipeline still works, within the limits it finds
 /// when it first runs.
 pub fn reserve_descriptors() {
-    let want = WINDOW + GATHER + 64;
+    let want = WINDOW_MAX + GATHER + 64;
     fds::raise_open_file_limit(want);
     // The windows fit what the limit allows now.
     limits();
     fds::grow_descriptor_table(want);
-}
-
-/// Open and stat one job. An operand is stat'ed first and opened only if it is a regular
-/// file: opening a FIFO would block, or (without blocking) connect to its writer and lose
-/// what it wrote; anything else is opened when its turn comes. A file the walk found is
-/// opened at once (one path lookup fewer per file), without blocking in case it was
-/// replaced by a FIFO meanwhile.
-fn open(input: io::Result<Input>, found_regular: bool) -> Opened {
-    let p = match input {
-        Err(e) => return Opened::Failed(e),
-        Ok(Input::Stdin) => return Opened::Stream(Input::Stdin),
-        Ok(Input::Path(p)) => p,
-    };
-    let opened = if found_regular {
-        File::options()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(&p)
-            .and_then(|f| Ok((f.metadata()?, Some(f))))
-    } else {
-        std::fs::metadata(&p).map(|m| (m, None))
-    };
-    let (m, f) = match opened {
-        Ok(v) => v,
-        Err(e) => return Opened::Failed(e),
-    };
-    if m.is_dir() {
-        // As coreutils, which opens it and fails to read it: an unreadable directory
-        // is "Permission denied".
-        return Opened::Failed(match File::open(&p) {
-            Err(e) => e,
-            Ok(_) => io::Error::from_raw_os_error(libc::EISDIR),
-        });
-    }
-    if !m.is_file() {
-        if f.is_some() {
-            return Opened::Failed(io::Error::other("no longer a regular file"));
-        }
-        return Opened::Stream(Input::Path(p));
-    }
-    // The size may change before or while the file is read; small_run and big_run read
-    // to the end whatever it is.
-    let f = match f {
-        Some(f) => f,
-        None => match File::open(&p) {
-            Ok(f) => f,
-            Err(e) => return Opened::Failed(e),
-        },
-    };
-    if m.len() <= SMALL_MAX {
-        Opened::Small(f, m.len())
-    } else {
-        Opened::Big(f)
-    }
 }
 
 #[cfg(test)]
@@ -682,17 +452,30 @@ mod tests {
     #[test]
     fn limits_fit_the_free_descriptors() {
         let full = Limits {
-            window: WINDOW,
+            window: WINDOW_MAX,
             gather: GATHER,
         };
-        assert_eq!(Limits::for_free(WINDOW + GATHER), full);
+        assert_eq!(Limits::for_free(WINDOW_MAX + GATHER), full);
         assert_eq!(Limits::for_free(usize::MAX), full);
-        for free in 0..WINDOW + GATHER {
+        for free in 0..WINDOW_MAX + GATHER {
             let l = Limits::for_free(free);
             assert!(l.window >= 1 && l.gather >= 1, "{free}: {l:?}");
             assert!(l.window + l.gather <= free.max(2), "{free}: {l:?}");
+            for threads in [1, 2, 16, 1000] {
+                let w = l.window_for(threads);
+                assert!(w >= 1, "{free} {threads}");
+                assert!(
+                    w <= l.window.saturating_sub(threads).max(1),
+                    "{free} {threads}: {w}"
+                );
+            }
         }
+        // Windows grow with the pool, so that every thread gets runs of its own.
+        assert_eq!(full.window_for(2), WINDOW);
+        assert_eq!(full.window_for(16), 16 * WINDOW_PER_THREAD);
+        assert_eq!(full.window_for(1000), WINDOW_MAX - 1000);
     }
+    use std::fs;
     use std::io::Write;
 
     /// Options with maps allowed, and the handler that allows them installed.
@@ -734,16 +517,16 @@ mod tests {
         let sizes = [
             0,
             1,
-            SMALL_MAX as usize,
-            SMALL_MAX as usize + 1,
+            crate::opened::SMALL_MAX as usize,
+            crate::opened::SMALL_MAX as usize + 1,
             3 << 20,
-            GROUP_CHUNK + 5,
+            bigs::READ_CHUNK + 5,
             100,
-            2 * GROUP_CHUNK,
+            2 * bigs::READ_CHUNK,
             5 << 20,
             64,
-            GROUP_MAP,
-            2 * GROUP_MAP + 3,
+            bigs::MAP_MIN,
+            2 * bigs::MAP_MIN + 3,
         ];
         for (i, &n) in sizes.iter().enumerate() {
             let p = dir.path().join(format!("f{i}"));
@@ -772,30 +555,6 @@ mod tests {
         );
     }
 
-    /// Sizes that changed between stat and read: what is read is what is hashed.
-    #[test]
-    fn grown_and_shrunk_files_hash_what_was_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f");
-        let d = data(1000, 1);
-        File::create(&p).unwrap().write_all(&d).unwrap();
-        let algs = [Algorithm::Md5, Algorithm::Sha256];
-        let mut pipe = Pipeline::new(std::iter::empty::<Job>(), &algs, &opts());
-        for name in ["grew", "shrank"] {
-            pipe.ready.push_back((name.into(), None));
-        }
-        // Stat'ed at 10 bytes (it grew since) and at 5000 (it shrank since).
-        pipe.small_run(vec![
-            (0, File::open(&p).unwrap(), 10),
-            (1, File::open(&p).unwrap(), 5000),
-        ]);
-        for (name, r) in pipe.ready.drain(..) {
-            let h = r.expect("hashed").unwrap();
-            assert_eq!(h.size, 1000, "{name:?}");
-            assert_eq!(h.digests[1], lanesum::hash(Algorithm::Sha256, &d));
-        }
-    }
-
     /// Big files scattered among small ones wait for companions across windows, more
     /// than a group of them, and every output still comes in its place.
     #[test]
@@ -811,7 +570,7 @@ mod tests {
                 continue;
             }
             let n = if i % 15 == 4 {
-                SMALL_MAX as usize + 1 + i * 97
+                crate::opened::SMALL_MAX as usize + 1 + i * 97
             } else {
                 i * 5
             };
@@ -823,7 +582,7 @@ mod tests {
         assert!(
             want.iter()
                 .flatten()
-                .filter(|d| d.len() as u64 > SMALL_MAX)
+                .filter(|d| d.len() as u64 > crate::opened::SMALL_MAX)
                 .count()
                 > GATHER
         );
@@ -854,9 +613,16 @@ mod tests {
             &[Algorithm::Md5][..],
             &[Algorithm::Sha256, Algorithm::Blake3(32)][..],
         ] {
-            let mut pipe = Pipeline::new(std::iter::empty::<Job>(), algs, &opts());
-            let opened = files.iter().map(|p| File::open(p).unwrap()).collect();
-            check(&pipe.big_run(opened), &want, algs);
+            for threads in [1, 2, 5, 64] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let opened = files.iter().map(|p| File::open(p).unwrap()).collect();
+                let mmap = opts().mmap && threads != 5;
+                let out = pool.install(|| bigs::hash_side_by_side(opened, algs, mmap));
+                check(&out, &want, algs);
+            }
         }
     }
 
@@ -880,5 +646,87 @@ mod tests {
                 lanesum::hash(Algorithm::Sha256, d)
             );
         }
+    }
+
+    /// Every mix on pools of many sizes (more threads than cores included): small, big,
+    /// missing and empty files over several windows, each result in its place.
+    #[test]
+    fn many_threads_keep_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut inputs = Vec::new();
+        let mut want: Vec<Option<Vec<u8>>> = Vec::new();
+        for i in 0..(WINDOW + 700) {
+            let p = dir.path().join(format!("f{i}"));
+            if i % 97 == 13 {
+                inputs.push(Input::Path(p.into()));
+                want.push(None);
+                continue;
+            }
+            let n = match i % 50 {
+                7 => crate::opened::SMALL_MAX as usize + 1 + i * 31,
+                8 => 3 << 20,
+                _ => i * 11 % 70_000,
+            };
+            let d = data(n, i);
+            File::create(&p).unwrap().write_all(&d).unwrap();
+            inputs.push(Input::Path(p.into()));
+            want.push(Some(d));
+        }
+        for threads in [1, 3, 16, 40] {
+            for algs in [
+                &[Algorithm::Md5][..],
+                &[Algorithm::Sha256, Algorithm::Blake3(32), Algorithm::Sha1][..],
+            ] {
+                let o = Options { threads, ..opts() };
+                let out: Vec<_> = hash_inputs(&inputs, algs, &o).collect();
+                check(&out, &want, algs);
+            }
+        }
+    }
+
+    /// The pipeline's own pool has the threads asked for; without one, the caller's.
+    #[test]
+    fn threads_choose_the_pool() {
+        let jobs = std::iter::empty::<Job>();
+        let o = Options {
+            threads: 7,
+            ..opts()
+        };
+        assert_eq!(Pipeline::new(jobs, &[], &o).threads(), 7);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let n = pool.install(|| Pipeline::new(std::iter::empty::<Job>(), &[], &opts()).threads());
+        assert_eq!(n, 3);
+    }
+
+    /// Buffers grow with the files, not to a fixed size: a tiny file takes a few bytes;
+    /// a window of many takes at most one task buffer per thread.
+    #[test]
+    fn buffers_grow_with_the_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let tiny = dir.path().join("tiny");
+        fs::write(&tiny, b"abc").unwrap();
+        let inputs = [Input::Path(tiny.into())];
+        let jobs = inputs.iter().map(|i| Job::new("x".into(), Ok(i.clone())));
+        let mut pipe = Pipeline::new(jobs, &[Algorithm::Md5], &opts());
+        let h = pipe.next().unwrap().result.unwrap();
+        assert_eq!(h.digests[0], lanesum::hash(Algorithm::Md5, b"abc"));
+        assert!(pipe.buffers.bytes() <= 4, "{}", pipe.buffers.bytes());
+
+        let mut inputs = Vec::new();
+        for i in 0..300 {
+            let p = dir.path().join(format!("f{i}"));
+            fs::write(&p, data(1 << 19, i)).unwrap();
+            inputs.push(Input::Path(p.into()));
+        }
+        let threads = 3;
+        let o = Options { threads, ..opts() };
+        let jobs = inputs.iter().map(|i| Job::new("x".into(), Ok(i.clone())));
+        let mut pipe = Pipeline::new(jobs, &[Algorithm::Md5], &o);
+        assert_eq!(pipe.by_ref().filter(|f| f.result.is_ok()).count(), 300);
+        let held = pipe.buffers.bytes();
+        assert!(held > 0 && held <= threads * smalls::TASK_BYTES, "{held}");
     }
 }

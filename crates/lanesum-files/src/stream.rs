@@ -9,6 +9,7 @@ use lanesum::{Algorithm, MultiHasher};
 
 use crate::hashed::Hashed;
 use crate::input::Input;
+use crate::memory;
 
 /// Read size for a streamed input: large enough that per-read overhead and BLAKE3's
 /// hand-off to rayon vanish, small enough that a few of them stay cheap.
@@ -45,7 +46,8 @@ fn read_once(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// thread hashes the current one, so the copy out of the page cache (or the wait on a
 /// pipe) overlaps the hashing; where no thread can be started (a process limit) this one
 /// reads and hashes in turn. At most three buffers of [`CHUNK`]: memory stays bounded
-/// however long the input is, and a file that grows or shrinks meanwhile gives the digest
+/// however long the input is (a buffer that can't be allocated is an
+/// [`io::ErrorKind::OutOfMemory`] error, not an abort), and a file that grows or shrinks meanwhile gives the digest
 /// of exactly what was read.
 pub fn hash_reader(r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed> {
     hash_reader_from(r, MultiHasher::new(algs), 0)
@@ -62,7 +64,9 @@ pub(crate) fn hash_reader_from(
     let (full_tx, full_rx) = sync_channel::<io::Result<(Vec<u8>, usize)>>(BUFFERS);
     let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(BUFFERS);
     for _ in 0..BUFFERS {
-        empty_tx.send(vec![0u8; CHUNK]).expect("receiver alive");
+        empty_tx
+            .send(memory::zeroed(CHUNK)?)
+            .expect("receiver alive");
     }
     let reader = &mut r;
     let overlapped = std::thread::scope(|scope| -> io::Result<bool> {
@@ -92,7 +96,7 @@ pub(crate) fn hash_reader_from(
     })?;
     if !overlapped {
         // No thread to spare (a process limit): read and hash in turn.
-        let mut buf = vec![0u8; CHUNK];
+        let mut buf = memory::zeroed(CHUNK)?;
         loop {
             let n = read_once(&mut r, &mut buf)?;
             if n == 0 {

@@ -15,7 +15,7 @@ use super::values::{apply_length, parse_algorithms, parse_length, parse_size_arg
 use crate::options::{Action, Mode, Options};
 use crate::output::LineStyle;
 use crate::personality::Personality;
-use crate::quote::quotef;
+use crate::quote::{quote, quotef};
 use crate::report::{strerror, Reporter};
 
 /// Parse the arguments (after argv[0]) of personality `p`. Usage errors, `--help` and
@@ -38,6 +38,7 @@ pub fn parse(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -
     let mode = whole_input_mode(&m, rep);
     let (algs, algs_given) = algorithms(p, &m, rep);
     let files_from = last_value(&m, "files-from");
+    let threads = last_value(&m, "threads").map_or(0, |v| parse_threads(&v, rep));
     check_combinations(&f, mode, algs_given, files_from.is_some(), rep);
     let mut o = Options {
         personality: p,
@@ -75,8 +76,11 @@ pub fn parse(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -
                 .unwrap_or_default(),
             stdin_consumed: false,
             mmap: mmap_allowed(),
+            // `-j` sizes the global pool the pipeline runs on (see `main`).
+            threads: 0,
         },
         progress: f.progress,
+        threads,
     };
     if let Some(list) = files_from {
         let list = OsStr::from_bytes(&list);
@@ -97,6 +101,21 @@ pub fn parse(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -
         o.files.push(OsString::from("-"));
     }
     o
+}
+
+/// `-j N`: a number of threads, 1 or more.
+fn parse_threads(val: &[u8], rep: &mut Reporter) -> usize {
+    match std::str::from_utf8(val)
+        .ok()
+        .and_then(|t| t.parse::<usize>().ok())
+    {
+        Some(n) if n > 0 => n,
+        _ => rep.usage_error(&format!(
+            "invalid number of threads {} for {} (1 or more)",
+            quote(val, rep.utf8),
+            quote("--threads", rep.utf8)
+        )),
+    }
 }
 
 fn build_command(p: &Personality, specs: &[&OptSpec]) -> Command {

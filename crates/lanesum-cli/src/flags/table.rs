@@ -188,6 +188,13 @@ static TABLE: &[OptSpec] = &[
         Group::Tree,
         "never show a progress bar (default: on a terminal, after 1 s)",
     ),
+    with_arg(
+        "threads",
+        Some(b'j'),
+        "N",
+        Group::Threads,
+        "hash on N threads (default: one per CPU this process may use)",
+    ),
     flag(
         "binary",
         Some(b'b'),

@@ -1,0 +1,149 @@
+//! The pipeline on many threads and in little memory: `-j`, results in order whatever
+//! the pool, and address-space limits that give a digest or a clear error, never an
+//! abort.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use lanesum::{hash, Algorithm};
+
+use common::{md5, ok, run, BIN};
+
+/// Small files, big ones (streamed side by side) and a missing one, in one tree.
+fn mixed_tree(root: &Path) -> Vec<(String, Option<Vec<u8>>)> {
+    let t = root.join("t");
+    fs::create_dir_all(&t).unwrap();
+    let mut files = Vec::new();
+    for i in 0..300usize {
+        let name = format!("t/f{i:03}");
+        let len = match i % 60 {
+            5 => (2 << 20) + i,
+            6 => 1 << 20 | 1,
+            _ => i * 37 % 5000,
+        };
+        let data: Vec<u8> = (0..len).map(|k| (k * 31 + i) as u8).collect();
+        fs::write(root.join(&name), &data).unwrap();
+        files.push((name, Some(data)));
+    }
+    files
+}
+
+fn expected(files: &[(String, Option<Vec<u8>>)]) -> String {
+    files
+        .iter()
+        .map(|(n, d)| format!("{}  {n}\n", md5(d.as_ref().unwrap())))
+        .collect()
+}
+
+#[test]
+fn every_thread_count_gives_the_same_lines_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = mixed_tree(dir.path());
+    let want = expected(&files);
+    for j in [
+        None,
+        Some("-j1"),
+        Some("-j2"),
+        Some("-j16"),
+        Some("--threads=5"),
+    ] {
+        let mut args = vec!["-a", "md5", "-r", "t"];
+        args.extend(j);
+        assert_eq!(ok(dir.path(), &args), want, "{j:?}");
+    }
+    // RAYON_NUM_THREADS sizes the pool under every name.
+    let out = common::Run::lanesum(dir.path())
+        .arg0("md5sum")
+        .env("RAYON_NUM_THREADS", "7")
+        .args(files.iter().map(|(n, _)| n.as_str()))
+        .ok();
+    assert_eq!(out, want);
+}
+
+#[test]
+fn thread_counts_are_checked_and_lanesum_only() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a"), b"abc").unwrap();
+    for bad in ["0", "x", "-1", ""] {
+        let o = run(dir.path(), &["-j", bad, "a"]);
+        assert_eq!(o.status.code(), Some(1), "-j {bad:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("invalid number of threads"), "{err}");
+    }
+    let o = common::Run::lanesum(dir.path())
+        .arg0("md5sum")
+        .args(["-j", "2", "a"])
+        .output();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid option -- 'j'"));
+}
+
+/// `lanesum ARGS` under `ulimit -v KIB` (bash's), in `dir`.
+fn limited(dir: &Path, kib: u32, args: &[&str]) -> Option<Output> {
+    let bash = ["/bin/bash", "/usr/bin/bash"]
+        .into_iter()
+        .find(|b| Path::new(b).exists())?;
+    let script = format!("ulimit -v {kib} && exec \"$0\" \"$@\"");
+    Some(
+        Command::new(bash)
+            .arg("-c")
+            .arg(script)
+            .arg(BIN)
+            .args(args)
+            .current_dir(dir)
+            .env_remove("LANESUM_ISA")
+            .output()
+            .unwrap(),
+    )
+}
+
+/// A 3-byte file under 200 MiB of address space: md5sum works there, and so does
+/// lanesum (it used to reserve 64 MiB up front and abort).
+#[test]
+fn a_small_file_under_an_address_space_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("small"), b"abc").unwrap();
+    for j in ["-j1", "-j2", "-j8"] {
+        let Some(o) = limited(dir.path(), 204800, &["-a", "md5", j, "small"]) else {
+            return;
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            format!("{}  small\n", md5(b"abc")),
+            "{j}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.status.code(), Some(0));
+    }
+}
+
+/// A tree of many files, big ones among them, under 400 MiB of address space: it
+/// completes, or each file that could not get memory is an error in its place (status
+/// 1), never an abort.
+#[test]
+fn a_tree_under_an_address_space_limit_completes_or_fails_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = mixed_tree(dir.path());
+    let Some(o) = limited(dir.path(), 409600, &["-a", "md5,sha256", "-r", "t"]) else {
+        return;
+    };
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{:?}: {err}",
+        o.status
+    );
+    assert!(!err.contains("memory allocation"), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    for (name, data) in &files {
+        let line = format!("MD5 ({name}) = {}", md5(data.as_ref().unwrap()));
+        let sha = hash(Algorithm::Sha256, data.as_ref().unwrap()).to_hex();
+        assert!(
+            out.contains(&line) && out.contains(&sha) || err.contains(name.as_str()),
+            "{name}: neither its digests nor an error"
+        );
+    }
+}

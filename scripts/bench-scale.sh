@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Scaling over cores: lanesum against `xargs -P$(nproc)` md5sum/sha256sum/openssl and b3sum
+# (where installed) on every core, then lanesum alone on 1, 2, 4, ... cores (taskset), with
+# the data in RAM (/dev/shm or another tmpfs), so the figures are hashing and the read
+# path, not the disk. Every figure is the best wall time of RUNS runs, all in this one run
+# of the script; with BASELINE (another lanesum binary, e.g. one built at commit 326e39a)
+# each lanesum line is measured for both binaries, alternating, with new/base.
+#
+# Usage: scripts/bench-scale.sh [--lanesum BIN] [--runs N] [--quick] [BASELINE]
+#   --lanesum BIN  the binary measured (default: build target/release/lanesum)
+#   --quick        8 x 64 MiB and 2,000 small files instead of 64 x 64 MiB and 20,000
+#   SCALE_DIR=dir  where the data goes (default /dev/shm/lanesum-scale; kept for reruns)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=3 bin="" base="" quick=0
+while (($#)); do
+    case $1 in
+        --lanesum) bin=$2; shift 2 ;;
+        --runs) runs=$2; shift 2 ;;
+        --quick) quick=1; shift ;;
+        -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+        *) base=$(readlink -f "$1"); shift ;;
+    esac
+done
+if [[ -z $bin ]]; then
+    cargo build --release -q -p lanesum-cli
+    bin=target/release/lanesum
+fi
+L=$(readlink -f "$bin")
+N=$(nproc)
+if ((quick)); then nbig=8 nsmall=2000; else nbig=64 nsmall=20000; fi
+D=${SCALE_DIR:-/dev/shm/lanesum-scale}/b$nbig-s$nsmall
+have() { command -v "$1" >/dev/null 2>&1; }
+mkdir -p "$D"
+fs=$(stat -f -c %T "$D" 2>/dev/null || echo '?')
+[[ $fs == tmpfs || $fs == ramfs ]] || echo "warning: $D is on $fs, not in RAM"
+
+echo "== $N cores:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); lanesum $L"
+{ "$L" speed -a md5 --sizes 64 --time 0.001 2>&1 || true; } | head -1
+[[ -f $D/.done ]] || python3 - "$D" "$nbig" "$nsmall" <<'PY'
+# NBIG x 64 MiB files; NSMALL files of 1 B .. 128 KiB in directories of 200.
+import os, random, sys
+from concurrent.futures import ThreadPoolExecutor
+d, nbig, nsmall = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.makedirs(f"{d}/big", exist_ok=True)
+blk = os.urandom(64 << 20)
+def big(i):
+    with open(f"{d}/big/b{i:02}", "wb") as f:
+        f.write(blk[i:] + blk[:i])
+with ThreadPoolExecutor(8) as ex:
+    list(ex.map(big, range(nbig)))
+random.seed(7)
+src = os.urandom(128 << 10)
+for j in range(nsmall):
+    sub = f"{d}/small/d{j // 200:03}"
+    os.makedirs(sub, exist_ok=True)
+    n = random.randint(1, 128 << 10)
+    with open(f"{sub}/f{j % 200:03}", "wb") as f:
+        f.write(os.urandom(16) + src[:n])
+open(f"{d}/.done", "w").close()
+PY
+cd "$D"
+
+best() { # CMD: best wall time of $runs runs, in ms ("fail" if it failed)
+    local b="" s e t
+    for _ in $(seq "$runs"); do
+        s=$(date +%s%N)
+        bash -c "$1" >/dev/null 2>&1 || { echo fail; return; }
+        e=$(date +%s%N)
+        t=$(((e - s) / 1000000))
+        if [[ -z $b ]] || ((t < b)); then b=$t; fi
+    done
+    echo "$b"
+}
+row() { # LABEL CMD: one line
+    printf '%-52s %8s ms\n' "$1" "$(best "$2")"
+}
+lrow() { # LABEL ARGS: lanesum ARGS, and the baseline alternated with it when given
+    if [[ -z $base ]]; then
+        row "lanesum $1" "$pre$L $2"
+        return
+    fi
+    local bn bb i t
+    bn="" bb=""
+    for i in $(seq "$runs"); do
+        t=$(runs=1 best "$pre$base $2")
+        if [[ $t != fail ]] && { [[ -z $bb ]] || ((t < bb)); }; then bb=$t; fi
+        t=$(runs=1 best "$pre$L $2")
+        if [[ $t != fail ]] && { [[ -z $bn ]] || ((t < bn)); }; then bn=$t; fi
+    done
+    printf '%-52s %8s ms  base %8s ms  new/base %s\n' "lanesum $1" "$bn" "$bb" \
+        "$(python3 -c "print(f'{$bn / $bb:.2f}')" 2>/dev/null || echo '?')"
+}
+
+pre=""
+big=$(ls big/* | tr '\n' ' ')
+echo "== $nbig x 64 MiB, all $N cores (best of $runs)"
+lrow "-a md5" "-a md5 $big"
+have md5sum && row "xargs -P$N md5sum" "ls big/* | xargs -P$N -n1 md5sum"
+lrow "-a sha256" "-a sha256 $big"
+have sha256sum && row "xargs -P$N sha256sum" "ls big/* | xargs -P$N -n1 sha256sum"
+have openssl && row "xargs -P$N openssl dgst -sha256" "ls big/* | xargs -P$N -n1 openssl dgst -sha256"
+lrow "-a sha1" "-a sha1 $big"
+lrow "-a sha512" "-a sha512 $big"
+lrow "-a blake3" "-a blake3 $big"
+have b3sum && row "b3sum" "b3sum $big"
+lrow "-a md5,sha1,sha256,sha512 (one pass)" "-a md5,sha1,sha256,sha512 $big"
+row "cat (read only, one thread)" "cat $big > /dev/null"
+
+echo "== $nsmall files of 1 B .. 128 KiB, all $N cores (best of $runs)"
+for a in md5 sha256 blake3; do
+    lrow "-r -a $a" "-r -a $a small"
+    case $a in
+        blake3) have b3sum && row "find | xargs -P$N b3sum" "find small -type f -print0 | xargs -0 -P$N -n64 b3sum" ;;
+        *) have "${a}sum" && row "find | xargs -P$N ${a}sum" "find small -type f -print0 | xargs -0 -P$N -n64 ${a}sum" ;;
+    esac
+done
+
+if have taskset; then
+    echo "== lanesum on 1, 2, 4, ... cores ($nbig x 64 MiB; then the small files)"
+    c=1
+    while :; do
+        pre="taskset -c 0-$((c - 1)) "
+        for a in md5 sha256; do
+            lrow "on $c cores: -a $a" "-a $a $big"
+        done
+        lrow "on $c cores: -r -a md5 small" "-r -a md5 small"
+        ((c >= N)) && break
+        c=$((c * 2 > N ? N : c * 2))
+    done
+else
+    echo "== (no taskset: the per-core table is skipped)"
+fi
