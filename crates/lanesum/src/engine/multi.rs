@@ -26,15 +26,17 @@ const PAR_MIN: usize = 16 * 1024;
 /// by side: waking the other cores costs tens of microseconds, a copy of 64 KiB a few.
 /// 64 KiB x 1024 writes, md5+sha1+sha256+sha512 against RustCrypto's one after the other
 /// (Zen 4, 2 cores, three runs each in turn): 512 KiB 1.69-1.84x, 1 MiB 1.78-2.21x,
-/// 2 MiB 1.86-2.12x, 4 MiB 2.13-2.27x.
-const PAR_BATCH: usize = 4 << 20;
+/// 2 MiB 1.86-2.12x, 4 MiB 2.13-2.27x. (Small in tests, so that batches overlap often.)
+const PAR_BATCH: usize = if cfg!(test) { 256 << 10 } else { 4 << 20 };
 
 /// Computes several algorithms of one stream in one pass.
 ///
 /// When its stream is the only one writing on the engine, writes are gathered (up to
 /// 4 MiB) and the algorithms run concurrently on rayon's threads (the costliest first, each
 /// thread taking the next as it finishes), so the time approaches that of the slowest
-/// algorithm. When other streams are writing too, every core is busy anyway: the
+/// algorithm. That batch is hashed in the background while the caller gathers the next
+/// one: reading the stream (a pipe, a socket) overlaps the hashing instead of leaving the
+/// cores idle between batches. When other streams are writing too, every core is busy anyway: the
 /// algorithms run one after the other on the caller's thread and share each family's
 /// lanes with the other streams; writes are then gathered into halves of whole blocks that
 /// every algorithm's stream takes as it is, so the data is copied once, not once per
@@ -66,6 +68,20 @@ pub struct MultiHasher {
     fed: u64,
     /// Halves handed to the streams earlier, reused once they let go of them.
     spare: Vec<SharedHalf>,
+    /// A gathered batch being hashed on rayon's threads: `hashers` is empty meanwhile.
+    #[cfg(feature = "rayon")]
+    background: Option<Background>,
+}
+
+/// The streams and the batch they are hashing in the background, handed back when done
+/// (or the panic that stopped them).
+#[cfg(feature = "rayon")]
+type Handback = std::thread::Result<(Vec<LaneHasher>, SharedHalf)>;
+
+/// A batch in flight: where its streams come back.
+#[cfg(feature = "rayon")]
+struct Background {
+    done: std::sync::mpsc::Receiver<Handback>,
 }
 
 /// Halves a MultiHasher keeps for reuse: each stream holds at most two, the one being
@@ -93,6 +109,8 @@ impl MultiHasher {
             pending_alone: false,
             fed: 0,
             spare: Vec::new(),
+            #[cfg(feature = "rayon")]
+            background: None,
         }
     }
 
@@ -175,6 +193,7 @@ impl MultiHasher {
     }
 
     fn make_streams(&mut self) {
+        self.settle();
         if self.hashers.is_empty() {
             let engine = &self.engine;
             self.hashers = self.algs.iter().map(|&a| engine.hasher(a)).collect();
@@ -205,15 +224,7 @@ impl MultiHasher {
                 h.update_shared(&self.pending);
             }
             self.fed += target as u64;
-            let mut next = match self
-                .spare
-                .iter_mut()
-                .position(|s| Arc::get_mut(s).is_some())
-            {
-                Some(i) => self.spare.swap_remove(i),
-                None => SharedHalf::default(),
-            };
-            Arc::make_mut(&mut next).clear();
+            let next = self.unused_spare();
             let used = std::mem::replace(&mut self.pending, next);
             if self.spare.len() < SPARES {
                 self.spare.push(used);
@@ -221,14 +232,79 @@ impl MultiHasher {
         }
     }
 
-    /// Hash the gathered writes.
+    /// An empty buffer: a spare that no stream holds any more, or a new one.
+    fn unused_spare(&mut self) -> SharedHalf {
+        let mut next = match self
+            .spare
+            .iter_mut()
+            .position(|s| Arc::get_mut(s).is_some())
+        {
+            Some(i) => self.spare.swap_remove(i),
+            None => SharedHalf::default(),
+        };
+        Arc::make_mut(&mut next).clear();
+        next
+    }
+
+    /// Hash the gathered writes: in the background when they were gathered alone (the
+    /// caller goes on gathering the next batch meanwhile), else here.
     fn flush(&mut self) {
+        #[cfg(feature = "rayon")]
+        if self.pending_alone
+            && self.pending.len() >= PAR_MIN
+            && threads() > 1
+            // A pool thread would block on its own pool: hash here instead.
+            && rayon::current_thread_index().is_none()
+        {
+            self.hash_in_background();
+            return;
+        }
         if !self.pending.is_empty() {
             // A second handle, not a move: the buffer stays ours (unique again after).
             let pending = Arc::clone(&self.pending);
             self.each(&pending, self.pending_alone);
             drop(pending);
             Arc::make_mut(&mut self.pending).clear();
+        }
+    }
+
+    /// Hand the gathered batch and the streams to rayon's threads, after the batch before
+    /// it is done (so at most two batches exist: the one hashed and the one gathered).
+    #[cfg(feature = "rayon")]
+    fn hash_in_background(&mut self) {
+        self.make_streams();
+        let mut hashers = std::mem::take(&mut self.hashers);
+        let next = self.unused_spare();
+        let batch = std::mem::replace(&mut self.pending, next);
+        self.fed += batch.len() as u64;
+        let threads = threads().min(hashers.len());
+        let (tx, done) = std::sync::mpsc::sync_channel(1);
+        rayon::spawn(move || {
+            // A panic comes back to the caller (rayon would abort on it).
+            let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                side_by_side(&mut hashers, &batch, threads);
+                (hashers, batch)
+            }));
+            // The MultiHasher may be gone (dropped mid-stream): nobody to hand back to.
+            let _ = tx.send(res);
+        });
+        self.background = Some(Background { done });
+    }
+
+    /// Wait for the batch in the background, if any, and take its streams back.
+    fn settle(&mut self) {
+        #[cfg(feature = "rayon")]
+        if let Some(bg) = self.background.take() {
+            match bg.done.recv() {
+                Ok(Ok((hashers, batch))) => {
+                    self.hashers = hashers;
+                    if Arc::strong_count(&batch) == 1 && self.spare.len() < SPARES {
+                        self.spare.push(batch);
+                    }
+                }
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                Err(_) => unreachable!("the background batch always sends its result"),
+            }
         }
     }
 
@@ -249,6 +325,7 @@ impl MultiHasher {
 
     /// The digests, in the order the algorithms were given.
     pub fn finalize(mut self) -> Vec<Digest> {
+        self.settle();
         let mut out = vec![Digest::from_bytes(&[]); self.algs.len()];
         if self.hashers.is_empty() && self.pending.len() < PAR_MIN {
             for (&a, &i) in self.algs.iter().zip(&self.slot) {

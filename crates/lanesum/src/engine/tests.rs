@@ -300,6 +300,54 @@ fn multi_hasher_matches_each_algorithm() {
     });
 }
 
+/// A MultiHasher alone on its engine hashes a batch in the background while it gathers the
+/// next; another stream starting meanwhile turns it to sharing lanes, and back when that
+/// stream ends, with batches in flight at each change.
+#[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
+fn multi_hasher_background_batches_across_mode_changes() {
+    crate::testing::each_level(|| {
+        let algs = [Algorithm::Md5, Algorithm::Sha256, Algorithm::Sha512];
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let data = random_bytes(&mut rng, 5 << 20);
+        let other = random_bytes(&mut rng, 1 << 20);
+        let engine = Engine::new();
+        let mut m = MultiHasher::with_engine(&engine, &algs);
+        let mut rest = &data[..];
+        let mut step = 0;
+        let mut lane: Option<LaneHasher> = None;
+        while !rest.is_empty() {
+            let n = rng.random_range(50_000..150_000).min(rest.len());
+            m.update(&rest[..n]);
+            rest = &rest[n..];
+            step += 1;
+            match step {
+                10 => lane = Some(engine.hasher(Algorithm::Md5)),
+                11..=30 => {
+                    if let Some(l) = lane.as_mut() {
+                        l.update(&other[(step - 11) * 50_000..(step - 10) * 50_000]);
+                    }
+                }
+                31 => {
+                    let l = lane.take().expect("made at step 10");
+                    assert_eq!(l.finalize(), hash(Algorithm::Md5, &other[..1_000_000]));
+                }
+                _ => {}
+            }
+        }
+        for (a, d) in algs.iter().zip(m.finalize()) {
+            assert_eq!(d, hash(*a, &data), "{a}");
+        }
+        // Dropped with a batch in flight: nothing hangs or leaks a writer.
+        let mut m = MultiHasher::with_engine(&engine, &algs);
+        m.update(&data[..1 << 20]);
+        drop(m);
+        let mut m = MultiHasher::with_engine(&engine, &algs);
+        m.update(&data[..1 << 20]);
+        assert_eq!(m.finalize()[0], hash(Algorithm::Md5, &data[..1 << 20]));
+    });
+}
+
 /// Many MultiHashers on several threads share each family's lanes.
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
