@@ -18,3 +18,6 @@ python3 scripts/module-cycles.py crates/lanesum/src \
     --collapse md5 --collapse sha1 --collapse sha256 --collapse sha512
 python3 scripts/module-cycles.py crates/lanesum-files/src
 python3 scripts/module-cycles.py crates/lanesum-cli/src
+python3 scripts/module-cycles.py crates/lanesum-ffi/src
+echo "== shell scripts parse"
+for s in scripts/*.sh; do bash -n "$s"; done

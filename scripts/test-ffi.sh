@@ -8,8 +8,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== module cycles (crates/lanesum-ffi/src)"
-python3 scripts/module-cycles.py crates/lanesum-ffi/src
 echo "== cargo build --release -p lanesum-ffi"
 cargo build --release -p lanesum-ffi
 echo "== cargo test --release -p lanesum-ffi (header up to date; release: reuses the build)"

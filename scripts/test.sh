@@ -20,3 +20,7 @@ env -u LANESUM_ISA cargo test --workspace --doc --all-features
 echo "== cargo test -p lanesum --lib, page-aligned allocations"
 env -u LANESUM_ISA GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4096 \
     cargo test -p lanesum --lib --all-features
+
+# The bindings: the C ABI (C tests plain and under ASan/UBSan) and the Go module.
+echo "== scripts/test-ffi.sh"
+./scripts/test-ffi.sh
