@@ -177,12 +177,15 @@ pub fn hash_files(
             vec![Algorithm::Sha256],
         ),
     };
-    let items: Vec<Bound<'_, PyAny>> =
-        if paths.is_instance_of::<PyString>() || paths.is_instance_of::<PyBytes>() {
-            vec![paths.clone()]
-        } else {
-            paths.try_iter()?.collect::<PyResult<_>>()?
-        };
+    // One path (str, bytes, os.PathLike) or an iterable of them.
+    let one = paths.is_instance_of::<PyString>()
+        || paths.is_instance_of::<PyBytes>()
+        || paths.hasattr("__fspath__")?;
+    let items: Vec<Bound<'_, PyAny>> = if one {
+        vec![paths.clone()]
+    } else {
+        paths.try_iter()?.collect::<PyResult<_>>()?
+    };
     let mut operands = Vec::with_capacity(items.len());
     let mut all_bytes = !items.is_empty();
     for p in &items {
