@@ -10,7 +10,7 @@ threads (``LaneHasher``, ``MultiHasher``). Large inputs are hashed with the GIL 
 from __future__ import annotations
 
 import io
-from typing import Any, Callable, Union
+from typing import Any, Callable
 
 from . import _lanesum
 from ._lanesum import (
@@ -70,9 +70,7 @@ def hash_array(array: Any, name: str, hex: bool = False) -> Any:
     return pyarrow.array(out)
 
 
-def file_digest(
-    fileobj: Any, digest: Union[str, Callable[[], Any]], /, *, _bufsize: int = 2**18
-) -> Any:
+def file_digest(fileobj: Any, digest: str | Callable[[], Any], /, *, _bufsize: int = 2**18) -> Any:
     """Hash a binary file object, as ``hashlib.file_digest``.
 
     ``digest`` is an algorithm name or a callable returning a hash object (``lanesum.sha256``).
@@ -82,14 +80,8 @@ def file_digest(
     if isinstance(fileobj, io.BytesIO):
         digestobj.update(fileobj.getbuffer())
         return digestobj
-    if not (
-        hasattr(fileobj, "readinto")
-        and hasattr(fileobj, "readable")
-        and fileobj.readable()
-    ):
-        raise ValueError(
-            f"'{fileobj!r}' is not a file-like object in binary reading mode."
-        )
+    if not (hasattr(fileobj, "readinto") and hasattr(fileobj, "readable") and fileobj.readable()):
+        raise ValueError(f"'{fileobj!r}' is not a file-like object in binary reading mode.")
     buf = bytearray(_bufsize)
     view = memoryview(buf)
     while True:

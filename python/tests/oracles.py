@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from typing import Callable, Optional
+from typing import Callable
 
 import lanesum
 
 Oracle = Callable[[bytes], bytes]
 
 
-def _hashlib(name: str, **kw) -> Optional[Oracle]:
+def _hashlib(name: str, **kw) -> Oracle | None:
     if name not in hashlib.algorithms_available:
         return None
     try:
@@ -26,7 +26,7 @@ def _hashlib(name: str, **kw) -> Optional[Oracle]:
     return lambda data: hashlib.new(name, data, **kw).digest()
 
 
-def _blake3(n: int) -> Optional[Oracle]:
+def _blake3(n: int) -> Oracle | None:
     try:
         import blake3
     except ImportError:
@@ -34,7 +34,7 @@ def _blake3(n: int) -> Optional[Oracle]:
     return lambda data: blake3.blake3(data).digest(length=n)
 
 
-def _xxhash(fn: str) -> Optional[Oracle]:
+def _xxhash(fn: str) -> Oracle | None:
     try:
         import xxhash
     except ImportError:
@@ -43,7 +43,7 @@ def _xxhash(fn: str) -> Optional[Oracle]:
     return f
 
 
-def _crc32c() -> Optional[Oracle]:
+def _crc32c() -> Oracle | None:
     try:
         import crc32c
     except ImportError:
@@ -69,7 +69,7 @@ def _btv2(data: bytes) -> bytes:
     return leaves[0]
 
 
-def oracle(name: str) -> Optional[Oracle]:
+def oracle(name: str) -> Oracle | None:
     """The oracle for a lanesum algorithm name at its default length, or None."""
     n = name.replace("_", "-").lower()
     size = lanesum.digest_size(n)

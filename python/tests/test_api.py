@@ -71,7 +71,10 @@ def buffers(data: bytes):
     if len(data) % 4 == 0:
         yield "numpy int32", np.frombuffer(data, dtype=np.int32).copy()
         yield "array('I')", array.array("I", data)
-    yield "numpy 2-d", np.frombuffer(data, dtype=np.uint8).reshape(-1, 2 if len(data) % 2 == 0 else 1)
+    yield (
+        "numpy 2-d",
+        np.frombuffer(data, dtype=np.uint8).reshape(-1, 2 if len(data) % 2 == 0 else 1),
+    )
 
 
 @pytest.mark.parametrize("n", [0, 64, 1000, len(DATA)])

@@ -69,7 +69,7 @@ def test_many_small_files_threads_and_progress(tmp_path):
     for threads in (None, 1, 2):
         seen = []
         recs = lanesum.hash_files(
-            paths, "sha1", threads=threads, progress=lambda n, b: seen.append((n, b))
+            paths, "sha1", threads=threads, progress=lambda n, b, seen=seen: seen.append((n, b))
         )
         assert [r.digests["sha1"] for r in recs] == want
         assert seen[-1][0] == 500 and len(seen) == 500
@@ -162,7 +162,7 @@ def test_check_escaped_and_reversed(tmp_path, monkeypatch):
     write_manifest(tmp_path / "S", [b"\\" + s1 + b"  new\\nline", b"SHA1 (plain) = " + s2])
     r = lanesum.check(tmp_path / "S")
     assert r.ok == 2 and r.results[0][0] == "new\nline"
-    write_manifest(tmp_path / "R", [s1.upper() + b" new\\nline" , s2 + b" plain"])
+    write_manifest(tmp_path / "R", [s1.upper() + b" new\\nline", s2 + b" plain"])
     r = lanesum.check(tmp_path / "R")
     # BSD-reversed, unescaped: the first line names 'new\\nline' literally, missing.
     assert (r.ok, r.unreadable) == (1, 1)

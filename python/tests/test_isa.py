@@ -26,12 +26,27 @@ def test_oracles_at_level(level, tmp_path):
     env = dict(os.environ, LANESUM_ISA=level, LANESUM_HYPOTHESIS_EXAMPLES="10")
     probe = subprocess.run(
         [sys.executable, "-c", "import lanesum; print(lanesum.isa_active())"],
-        env=env, cwd=tmp_path, capture_output=True, text=True, check=True,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert probe.stdout.strip() == level
     r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-         str(HERE / "test_oracles.py")],
-        env=env, cwd=tmp_path, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-x",
+            "-p",
+            "no:cacheprovider",
+            str(HERE / "test_oracles.py"),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]

@@ -90,7 +90,10 @@ def test_algorithms_without_oracle_are_listed():
 def test_hash_many_random_lengths(name):
     o = oracle(name)
     rng = random.Random(1 + len(name))
-    msgs = [rand_bytes(rng, rng.choice([rng.randint(0, 200), rng.randint(0, 20_000)])) for _ in range(300)]
+    msgs = [
+        rand_bytes(rng, rng.choice([rng.randint(0, 200), rng.randint(0, 20_000)]))
+        for _ in range(300)
+    ]
     assert lanesum.hash_many(name, msgs) == [o(m) for m in msgs]
 
 

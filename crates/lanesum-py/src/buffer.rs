@@ -12,7 +12,7 @@ use std::ptr;
 use pyo3::exceptions::{PyBufferError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyBytes, PyString};
 
 /// CPython's `Py_buffer`.
 #[repr(C)]
@@ -138,10 +138,10 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// the hand-off costs more than it frees).
 pub const GIL_MIN: usize = 2048;
 
-/// Calls `f` with `obj`'s bytes, with the GIL released from [`GIL_MIN`] bytes on. Small
-/// bytes and bytearrays are read directly, without the buffer protocol's bookkeeping;
-/// everything else (and a big bytearray, which another thread could resize while the GIL
-/// is released) through a view, which pins it.
+/// Calls `f` with `obj`'s bytes, with the GIL released from [`GIL_MIN`] bytes on. bytes
+/// (immutable) are read directly, without the buffer protocol's bookkeeping; everything
+/// else through a view, which pins it (a bytearray cannot be resized under a view, by
+/// another thread while the GIL is released or on a free-threaded build).
 pub fn with_bytes<R: Send>(
     obj: &Bound<'_, PyAny>,
     f: impl FnOnce(&[u8]) -> R + Send,
@@ -154,13 +154,6 @@ pub fn with_bytes<R: Send>(
         } else {
             f(data)
         });
-    }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        if b.len() < GIL_MIN {
-            // SAFETY: the GIL stays held and `f` (hashing) runs no Python code, so nothing
-            // can resize the bytearray while the slice lives.
-            return Ok(f(unsafe { b.as_bytes() }));
-        }
     }
     let view = Bytes::get(obj)?;
     let data = view.as_slice();

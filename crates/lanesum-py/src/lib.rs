@@ -34,7 +34,9 @@ fn constructors(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(out)
 }
 
-#[pymodule]
+// Every object keeps its state behind a lock and reads buffers through pinned views, so
+// the module is safe without the GIL (free-threaded CPython).
+#[pymodule(gil_used = false)]
 fn _lanesum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<hash_object::Hash>()?;
     m.add_class::<hash_object::Constructor>()?;
