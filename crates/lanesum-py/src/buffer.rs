@@ -146,10 +146,20 @@ pub fn with_bytes<R: Send>(
     obj: &Bound<'_, PyAny>,
     f: impl FnOnce(&[u8]) -> R + Send,
 ) -> PyResult<R> {
+    with_bytes_from(obj, GIL_MIN, f)
+}
+
+/// [`with_bytes`] with the GIL released from `gil_min` bytes on. The engine's streams
+/// release it always: a write may wait for a round another thread is hashing.
+pub fn with_bytes_from<R: Send>(
+    obj: &Bound<'_, PyAny>,
+    gil_min: usize,
+    f: impl FnOnce(&[u8]) -> R + Send,
+) -> PyResult<R> {
     let py = obj.py();
     if let Ok(b) = obj.cast::<PyBytes>() {
         let data = b.as_bytes();
-        return Ok(if data.len() >= GIL_MIN {
+        return Ok(if data.len() >= gil_min {
             py.detach(|| f(data))
         } else {
             f(data)
@@ -157,7 +167,7 @@ pub fn with_bytes<R: Send>(
     }
     let view = Bytes::get(obj)?;
     let data = view.as_slice();
-    Ok(if data.len() >= GIL_MIN {
+    Ok(if data.len() >= gil_min {
         py.detach(|| f(data))
     } else {
         f(data)

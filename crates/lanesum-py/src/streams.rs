@@ -8,7 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
-use crate::buffer::with_bytes;
+use crate::buffer::with_bytes_from;
 use crate::files::algorithm_list;
 use crate::names::parse_algorithm;
 
@@ -74,7 +74,7 @@ impl LaneHasher {
 
     /// Absorb more of the stream.
     fn update(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        with_bytes(data, |b| {
+        with_bytes_from(data, 0, |b| {
             self.state.lock().update(b, |s, b| {
                 s.update(b);
             })
@@ -146,7 +146,7 @@ impl MultiHasher {
 
     /// Absorb more of the stream into every algorithm.
     fn update(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        with_bytes(data, |b| {
+        with_bytes_from(data, 0, |b| {
             self.state.lock().update(b, |s, b| {
                 s.update(b);
             })
