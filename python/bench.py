@@ -14,13 +14,19 @@ import concurrent.futures
 import hashlib
 import os
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import pyarrow as pa
+# Run as a script, this file's folder (python/, which holds the package's sources
+# without the compiled extension) would shadow the installed package.
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
 
-import lanesum
+import numpy as np  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+import lanesum  # noqa: E402
 
 
 def best_pair(baseline, candidate, repeat):
@@ -43,8 +49,7 @@ def report(what, tb, tc, need=None):
 
 
 def column(n, size, seed):
-    rng = random.Random(seed)
-    blob = rng.randbytes(n * size + 64)
+    blob = np.random.default_rng(seed).bytes(n * size)
     values = [blob[i * size : (i + 1) * size] for i in range(n)]
     return values, pa.array(values, pa.binary())
 
