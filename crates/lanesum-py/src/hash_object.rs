@@ -54,15 +54,15 @@ impl State {
 
     /// The digest of what was absorbed so far, `len` bytes (only BLAKE3 may differ from
     /// the algorithm's length).
-    fn digest(&self, len: usize) -> Vec<u8> {
+    fn digest<R>(&self, len: usize, f: impl FnOnce(&[u8]) -> R) -> R {
         match self {
-            State::Plain(h) => h.clone().finalize().as_bytes().to_vec(),
-            State::Blake2b(h) => h.finalize().as_bytes().to_vec(),
-            State::Blake2s(h) => h.finalize().as_bytes().to_vec(),
+            State::Plain(h) => f(h.clone().finalize().as_bytes()),
+            State::Blake2b(h) => f(h.finalize().as_bytes()),
+            State::Blake2s(h) => f(h.finalize().as_bytes()),
             State::Blake3 { h, .. } => {
                 let mut out = vec![0; len];
                 h.finalize_xof().fill(&mut out);
-                out
+                f(&out)
             }
         }
     }
@@ -124,15 +124,14 @@ impl Hash {
     #[pyo3(signature = (length=None))]
     fn digest<'py>(&self, py: Python<'py>, length: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
         let len = self.output_len(length)?;
-        let d = self.state.lock().digest(len);
-        Ok(PyBytes::new(py, &d))
+        Ok(self.state.lock().digest(len, |d| PyBytes::new(py, d)))
     }
 
     /// The digest as lowercase hex.
     #[pyo3(signature = (length=None))]
     fn hexdigest(&self, length: Option<usize>) -> PyResult<String> {
         let len = self.output_len(length)?;
-        Ok(lanesum::hex_lower(&self.state.lock().digest(len)))
+        Ok(self.state.lock().digest(len, lanesum::hex_lower))
     }
 
     /// An independent copy of the current state.
