@@ -134,3 +134,22 @@ def test_multi_hasher_against_oracles():
     assert list(got) == names
     for n in names:
         assert got[n] == oracle(n)(data), n
+
+
+@pytest.mark.parametrize("name", [a for a in ("md5", "sha256", "blake3") if a in WITH_ORACLE])
+def test_big_batches_in_groups(name):
+    """Batches big enough to be cut into groups (by count, and early by bytes where
+    megabyte values sit among small ones), with nulls, against the oracle."""
+    o = oracle(name)
+    rng = random.Random(11)
+    msgs = [
+        rand_bytes(rng, (1 << 20) + rng.randint(0, 99) if i % 9000 == 4 else rng.randint(0, 300))
+        for i in range(40_000)
+    ]
+    want = [o(m) for m in msgs]
+    assert lanesum.hash_many(name, msgs) == want
+    with_nulls = [None if i % 7 == 3 else m for i, m in enumerate(msgs)]
+    got = lanesum.hash_array(pa.array(with_nulls, pa.large_binary()), name)
+    assert got.to_pylist() == [None if i % 7 == 3 else w for i, w in enumerate(want)]
+    hexed = lanesum.hash_array(pa.array(msgs[:20_000], pa.binary()), name, hex=True)
+    assert hexed.to_pylist() == [w.hex() for w in want[:20_000]]

@@ -73,8 +73,8 @@ pub fn hash_array(
         })?;
     }
     let data = py.detach(|| {
-        let digests = lanesum::hash_many_par(alg, &msgs);
-        build(alg.digest_len(), &valid, &digests, hex)
+        let digests = crate::batch::digests_flat(alg, &msgs);
+        build(alg.digest_len(), &valid, digests, hex)
     });
     drop(msgs);
     drop(chunks);
@@ -84,7 +84,8 @@ pub fn hash_array(
 }
 
 /// The output buffers: digests (or hex) in row order, zeros or empty strings under nulls.
-fn build(size: usize, valid: &[bool], digests: &[lanesum::Digest], hex: bool) -> OutBuffers {
+/// `digests` holds the non-null rows' digests back to back, `size` bytes each.
+fn build(size: usize, valid: &[bool], digests: Vec<u8>, hex: bool) -> OutBuffers {
     let len = valid.len();
     let null_count = valid.iter().filter(|v| !**v).count();
     let validity = (null_count > 0).then(|| {
@@ -95,14 +96,18 @@ fn build(size: usize, valid: &[bool], digests: &[lanesum::Digest], hex: bool) ->
         bits
     });
     let width = if hex { 2 * size } else { size };
-    let mut values = vec![0u8; (len - null_count) * width];
-    for (d, out) in digests.iter().zip(values.chunks_exact_mut(width.max(1))) {
-        if hex {
-            hex_into(d.as_bytes(), out);
-        } else {
-            out.copy_from_slice(d.as_bytes());
+    let values = if hex {
+        let mut v = vec![0u8; (len - null_count) * width];
+        for (d, out) in digests
+            .chunks_exact(size.max(1))
+            .zip(v.chunks_exact_mut(width.max(1)))
+        {
+            hex_into(d, out);
         }
-    }
+        v
+    } else {
+        digests
+    };
     if !hex {
         // Fixed-size binary has a slot under every row: spread the digests out.
         let values = if null_count == 0 {
