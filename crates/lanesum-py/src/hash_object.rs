@@ -1,0 +1,520 @@
+//! hashlib-compatible hash objects: `lanesum.new`, one constructor per algorithm, and the
+//! parameterised `blake2b`, `blake2s` and `blake3`.
+
+use lanesum::Algorithm;
+use parking_lot::Mutex;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+
+use crate::buffer::with_bytes;
+use crate::names::parse_algorithm;
+
+/// BLAKE3 hands updates at least this large to rayon when threads are allowed (the
+/// library's own threshold for its BLAKE3).
+const BLAKE3_RAYON_MIN: usize = 256 * 1024;
+
+/// What a hash object hashes with.
+#[derive(Clone)]
+enum State {
+    /// Every algorithm the library has, unkeyed.
+    Plain(lanesum::Hasher),
+    /// Keyed, salted or personalised BLAKE2 (hashlib's parameters).
+    Blake2b(blake2b_simd::State),
+    Blake2s(blake2s_simd::State),
+    /// BLAKE3 in any mode, with its extendable output; `threads` lets large updates use
+    /// every core.
+    Blake3 {
+        h: Box<::blake3::Hasher>,
+        threads: bool,
+    },
+}
+
+impl State {
+    fn update(&mut self, data: &[u8]) {
+        match self {
+            State::Plain(h) => {
+                h.update(data);
+            }
+            State::Blake2b(h) => {
+                h.update(data);
+            }
+            State::Blake2s(h) => {
+                h.update(data);
+            }
+            State::Blake3 { h, threads } => {
+                if *threads && data.len() >= BLAKE3_RAYON_MIN {
+                    h.update_rayon(data);
+                } else {
+                    h.update(data);
+                }
+            }
+        }
+    }
+
+    /// The digest of what was absorbed so far, `len` bytes (only BLAKE3 may differ from
+    /// the algorithm's length).
+    fn digest<R>(&self, len: usize, f: impl FnOnce(&[u8]) -> R) -> R {
+        match self {
+            State::Plain(h) => f(h.clone().finalize().as_bytes()),
+            State::Blake2b(h) => f(h.finalize().as_bytes()),
+            State::Blake2s(h) => f(h.finalize().as_bytes()),
+            State::Blake3 { h, .. } => {
+                let mut out = vec![0; len];
+                h.finalize_xof().fill(&mut out);
+                f(&out)
+            }
+        }
+    }
+}
+
+/// A hash object, as hashlib's: `update`, `digest`, `hexdigest`, `copy`, `name`,
+/// `digest_size`, `block_size`. Safe to share between threads: updates are serialised by a
+/// lock, and large ones run with the GIL released.
+#[pyclass(frozen, module = "lanesum", name = "Hash")]
+pub struct Hash {
+    alg: Algorithm,
+    state: Mutex<State>,
+}
+
+impl Hash {
+    fn with_state(alg: Algorithm, state: State, data: Option<&Bound<'_, PyAny>>) -> PyResult<Hash> {
+        let h = Hash {
+            alg,
+            state: Mutex::new(state),
+        };
+        if let Some(d) = data {
+            h.absorb(d)?;
+        }
+        Ok(h)
+    }
+
+    /// A plain hash object of `alg`, BLAKE3 through its own state (for its XOF).
+    pub fn plain(alg: Algorithm, data: Option<&Bound<'_, PyAny>>) -> PyResult<Hash> {
+        let state = if alg.family_default() == Algorithm::Blake3(32) {
+            State::Blake3 {
+                h: Box::default(),
+                threads: true,
+            }
+        } else {
+            State::Plain(lanesum::Hasher::new(alg))
+        };
+        Hash::with_state(alg, state, data)
+    }
+
+    fn absorb(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_bytes(data, |bytes| self.state.lock().update(bytes))
+    }
+
+    fn is_blake3(&self) -> bool {
+        matches!(*self.state.lock(), State::Blake3 { .. })
+    }
+}
+
+#[pymethods]
+impl Hash {
+    /// Absorb more data: any C-contiguous buffer (bytes, bytearray, memoryview, mmap,
+    /// numpy array).
+    fn update(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.absorb(data)
+    }
+
+    /// The digest of the data absorbed so far; the object can go on absorbing. BLAKE3
+    /// takes an output `length` in bytes (extendable output).
+    #[pyo3(signature = (length=None))]
+    fn digest<'py>(&self, py: Python<'py>, length: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+        let len = self.output_len(length)?;
+        Ok(self.state.lock().digest(len, |d| PyBytes::new(py, d)))
+    }
+
+    /// The digest as lowercase hex.
+    #[pyo3(signature = (length=None))]
+    fn hexdigest(&self, length: Option<usize>) -> PyResult<String> {
+        let len = self.output_len(length)?;
+        Ok(self.state.lock().digest(len, lanesum::hex_lower))
+    }
+
+    /// An independent copy of the current state.
+    fn copy(&self) -> Hash {
+        Hash {
+            alg: self.alg,
+            state: Mutex::new(self.state.lock().clone()),
+        }
+    }
+
+    /// hashlib's name for the algorithm: `sha256`, `sha512_256`, `blake2b` (at any
+    /// digest size, as hashlib).
+    #[getter]
+    fn name(&self) -> String {
+        hashlib_name(self.alg.family_default())
+    }
+
+    /// Digest length in bytes.
+    #[getter]
+    fn digest_size(&self) -> usize {
+        self.alg.digest_len()
+    }
+
+    /// The compression function's block length in bytes.
+    #[getter]
+    fn block_size(&self) -> usize {
+        self.alg.block_len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<lanesum.Hash {}>", self.alg)
+    }
+}
+
+impl Hash {
+    fn output_len(&self, length: Option<usize>) -> PyResult<usize> {
+        match length {
+            None => Ok(self.alg.digest_len()),
+            Some(n) if self.is_blake3() => Ok(n),
+            Some(n) if n == self.alg.digest_len() => Ok(n),
+            Some(_) => Err(PyTypeError::new_err(format!(
+                "{}: only BLAKE3 takes an output length",
+                self.alg
+            ))),
+        }
+    }
+}
+
+/// hashlib's spelling of a library name: `sha512-256` -> `sha512_256`.
+pub fn hashlib_name(alg: Algorithm) -> String {
+    alg.to_string().replace('-', "_")
+}
+
+/// The constructor of one algorithm (`lanesum.sha256`): called as hashlib's,
+/// `sha256(data=b"", *, usedforsecurity=True)`.
+#[pyclass(frozen, module = "lanesum", name = "Constructor")]
+pub struct Constructor {
+    alg: Algorithm,
+}
+
+impl Constructor {
+    pub fn new(alg: Algorithm) -> Constructor {
+        Constructor { alg }
+    }
+}
+
+#[pymethods]
+impl Constructor {
+    #[pyo3(signature = (data=None, *, usedforsecurity=true))]
+    fn __call__(&self, data: Option<&Bound<'_, PyAny>>, usedforsecurity: bool) -> PyResult<Hash> {
+        let _ = usedforsecurity;
+        Hash::plain(self.alg, data)
+    }
+
+    #[getter]
+    fn __name__(&self) -> String {
+        hashlib_name(self.alg)
+    }
+
+    #[getter]
+    fn __doc__(&self) -> String {
+        format!(
+            "{}(data=b\"\", *, usedforsecurity=True) -> Hash: a {} hash object ({} bytes).",
+            hashlib_name(self.alg),
+            self.alg,
+            self.alg.digest_len()
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<lanesum constructor {}>", hashlib_name(self.alg))
+    }
+}
+
+/// `new(name, data=b"", **kwargs)`: a hash object for any name the library parses
+/// (`sha256`, `SHA-256`, `sha512_256`, `blake2b-256`, `b3`, ...); keyword arguments go to
+/// `blake2b`, `blake2s` or `blake3` for those families.
+#[pyfunction]
+#[pyo3(signature = (name, data=None, **kwargs))]
+pub fn new(
+    name: &Bound<'_, PyAny>,
+    data: Option<&Bound<'_, PyAny>>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Hash> {
+    let name = name.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "new() argument 'name' must be str, not {}",
+            crate::buffer::type_name(name)
+        ))
+    })?;
+    let alg = parse_algorithm(&name.to_cow()?)?;
+    let mut kw = Kwargs::new(kwargs)?;
+    kw.take_any("usedforsecurity")?;
+    let hash = match alg.family_default() {
+        Algorithm::Blake2b(_) | Algorithm::Blake2s(_) => {
+            let size = kw.take_usize("digest_size")?.unwrap_or(alg.digest_len());
+            let p = Blake2Params {
+                size,
+                key: kw.take_bytes("key")?,
+                salt: kw.take_bytes("salt")?,
+                person: kw.take_bytes("person")?,
+            };
+            kw.finish()?;
+            let wide = alg.family_default() == Algorithm::Blake2b(64);
+            return blake2(wide, p, data);
+        }
+        Algorithm::Blake3(_) => {
+            let key = kw.take_bytes("key")?;
+            let context = kw.take_string("derive_key_context")?;
+            let max_threads = kw.take_isize("max_threads")?.unwrap_or(-1);
+            kw.finish()?;
+            blake3_hash(alg, key, context, max_threads, data)?
+        }
+        _ => {
+            kw.finish()?;
+            Hash::plain(alg, data)?
+        }
+    };
+    Ok(hash)
+}
+
+/// Keyword arguments taken one by one; leftovers are a TypeError, as in a Python
+/// signature.
+struct Kwargs<'py>(Option<Bound<'py, PyDict>>);
+
+impl<'py> Kwargs<'py> {
+    fn new(d: Option<&Bound<'py, PyDict>>) -> PyResult<Self> {
+        Ok(Kwargs(d.map(|d| d.copy()).transpose()?))
+    }
+
+    /// The value under `key`, removed; `None` for a missing key or None.
+    fn take_any(&mut self, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(d) = &self.0 else { return Ok(None) };
+        match d.get_item(key)? {
+            None => Ok(None),
+            Some(v) => {
+                d.del_item(key)?;
+                Ok((!v.is_none()).then_some(v))
+            }
+        }
+    }
+
+    fn take_usize(&mut self, key: &str) -> PyResult<Option<usize>> {
+        self.take_any(key)?
+            .map(|v| v.extract::<usize>())
+            .transpose()
+    }
+
+    fn take_isize(&mut self, key: &str) -> PyResult<Option<isize>> {
+        self.take_any(key)?
+            .map(|v| v.extract::<isize>())
+            .transpose()
+    }
+
+    fn take_string(&mut self, key: &str) -> PyResult<Option<String>> {
+        self.take_any(key)?
+            .map(|v| v.extract::<String>())
+            .transpose()
+    }
+
+    fn take_bytes(&mut self, key: &str) -> PyResult<Vec<u8>> {
+        match self.take_any(key)? {
+            None => Ok(Vec::new()),
+            Some(v) => with_bytes(&v, |b| b.to_vec()),
+        }
+    }
+
+    fn finish(self) -> PyResult<()> {
+        match self.0.and_then(|d| d.keys().iter().next()) {
+            Some(k) => Err(PyTypeError::new_err(format!(
+                "unexpected keyword argument {}",
+                k.repr()?
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// hashlib's BLAKE2 parameters that the library's hasher does not take.
+struct Blake2Params {
+    size: usize,
+    key: Vec<u8>,
+    salt: Vec<u8>,
+    person: Vec<u8>,
+}
+
+impl Blake2Params {
+    fn of(
+        size: usize,
+        key: Option<&Bound<'_, PyAny>>,
+        salt: Option<&Bound<'_, PyAny>>,
+        person: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Blake2Params> {
+        Ok(Blake2Params {
+            size,
+            key: opt_bytes(key)?,
+            salt: opt_bytes(salt)?,
+            person: opt_bytes(person)?,
+        })
+    }
+}
+
+fn blake2(wide: bool, p: Blake2Params, data: Option<&Bound<'_, PyAny>>) -> PyResult<Hash> {
+    let (max, name, salt_max) = if wide {
+        (64, "blake2b", 16)
+    } else {
+        (32, "blake2s", 8)
+    };
+    if !(1..=max).contains(&p.size) {
+        return Err(PyValueError::new_err(format!(
+            "{name}: digest_size must be between 1 and {max} bytes"
+        )));
+    }
+    if p.key.len() > max {
+        return Err(PyValueError::new_err(format!(
+            "{name}: maximum key length is {max} bytes"
+        )));
+    }
+    for (what, v) in [("salt", &p.salt), ("person", &p.person)] {
+        if v.len() > salt_max {
+            return Err(PyValueError::new_err(format!(
+                "{name}: maximum {what} length is {salt_max} bytes"
+            )));
+        }
+    }
+    let alg = if wide {
+        Algorithm::Blake2b(p.size as u8)
+    } else {
+        Algorithm::Blake2s(p.size as u8)
+    };
+    if p.key.is_empty() && p.salt.is_empty() && p.person.is_empty() {
+        return Hash::plain(alg, data);
+    }
+    let state = if wide {
+        State::Blake2b(
+            blake2b_simd::Params::new()
+                .hash_length(p.size)
+                .key(&p.key)
+                .salt(&p.salt)
+                .personal(&p.person)
+                .to_state(),
+        )
+    } else {
+        State::Blake2s(
+            blake2s_simd::Params::new()
+                .hash_length(p.size)
+                .key(&p.key)
+                .salt(&p.salt)
+                .personal(&p.person)
+                .to_state(),
+        )
+    };
+    Hash::with_state(alg, state, data)
+}
+
+/// `blake2b(data=b"", *, digest_size=64, key=b"", salt=b"", person=b"",
+/// usedforsecurity=True)`, as hashlib's.
+#[pyfunction]
+#[pyo3(signature = (data=None, *, digest_size=64, key=None, salt=None, person=None, usedforsecurity=true))]
+pub fn blake2b(
+    data: Option<&Bound<'_, PyAny>>,
+    digest_size: usize,
+    key: Option<&Bound<'_, PyAny>>,
+    salt: Option<&Bound<'_, PyAny>>,
+    person: Option<&Bound<'_, PyAny>>,
+    usedforsecurity: bool,
+) -> PyResult<Hash> {
+    let _ = usedforsecurity;
+    blake2(
+        true,
+        Blake2Params::of(digest_size, key, salt, person)?,
+        data,
+    )
+}
+
+/// `blake2s(data=b"", *, digest_size=32, key=b"", salt=b"", person=b"",
+/// usedforsecurity=True)`, as hashlib's.
+#[pyfunction]
+#[pyo3(signature = (data=None, *, digest_size=32, key=None, salt=None, person=None, usedforsecurity=true))]
+pub fn blake2s(
+    data: Option<&Bound<'_, PyAny>>,
+    digest_size: usize,
+    key: Option<&Bound<'_, PyAny>>,
+    salt: Option<&Bound<'_, PyAny>>,
+    person: Option<&Bound<'_, PyAny>>,
+    usedforsecurity: bool,
+) -> PyResult<Hash> {
+    let _ = usedforsecurity;
+    blake2(
+        false,
+        Blake2Params::of(digest_size, key, salt, person)?,
+        data,
+    )
+}
+
+fn opt_bytes(v: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(v) => with_bytes(v, |b| b.to_vec()),
+    }
+}
+
+/// `blake3(data=b"", *, key=None, derive_key_context=None, max_threads=-1,
+/// digest_size=32, usedforsecurity=True)`, as blake3-py's (plus `digest_size`, the
+/// default output length). `max_threads=1` keeps large updates on the calling thread;
+/// any other value lets them use every core.
+#[pyfunction]
+#[pyo3(signature = (data=None, *, key=None, derive_key_context=None, max_threads=-1, digest_size=32, usedforsecurity=true))]
+pub fn blake3(
+    data: Option<&Bound<'_, PyAny>>,
+    key: Option<&Bound<'_, PyAny>>,
+    derive_key_context: Option<String>,
+    max_threads: isize,
+    digest_size: usize,
+    usedforsecurity: bool,
+) -> PyResult<Hash> {
+    let _ = usedforsecurity;
+    if digest_size == 0 {
+        return Err(PyValueError::new_err(
+            "blake3: digest_size must be at least 1",
+        ));
+    }
+    let key = opt_bytes(key)?;
+    blake3_hash(
+        Algorithm::Blake3(digest_size),
+        key,
+        derive_key_context,
+        max_threads,
+        data,
+    )
+}
+
+fn blake3_hash(
+    alg: Algorithm,
+    key: Vec<u8>,
+    context: Option<String>,
+    max_threads: isize,
+    data: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Hash> {
+    if max_threads == 0 || max_threads < -1 {
+        return Err(PyValueError::new_err(
+            "blake3: max_threads must be -1 (automatic) or at least 1",
+        ));
+    }
+    let h = match (key.is_empty(), context) {
+        (false, Some(_)) => {
+            return Err(PyValueError::new_err(
+                "blake3: key and derive_key_context cannot be used together",
+            ))
+        }
+        (false, None) => {
+            let key: [u8; 32] = key
+                .as_slice()
+                .try_into()
+                .map_err(|_| PyValueError::new_err("blake3: key must be exactly 32 bytes"))?;
+            ::blake3::Hasher::new_keyed(&key)
+        }
+        (true, Some(ctx)) => ::blake3::Hasher::new_derive_key(&ctx),
+        (true, None) => ::blake3::Hasher::new(),
+    };
+    let state = State::Blake3 {
+        h: Box::new(h),
+        threads: max_threads != 1,
+    };
+    Hash::with_state(alg, state, data)
+}

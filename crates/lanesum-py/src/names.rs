@@ -1,0 +1,63 @@
+//! Algorithm names as Python sees them, all taken from the library (`Algorithm::ALL`,
+//! `MODES`, `NAMES`, `FromStr`), so an algorithm added there is reachable here without
+//! a change.
+
+use lanesum::Algorithm;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// `name` parsed as the library parses it (case-insensitive, `sha-256`, `sha512_256`,
+/// `blake2b-256`, ...); a ValueError naming the known algorithms otherwise.
+pub fn parse_algorithm(name: &str) -> PyResult<Algorithm> {
+    name.parse::<Algorithm>()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Every algorithm at its default length: the plain hash functions, then the modes.
+pub fn defaults() -> impl Iterator<Item = Algorithm> {
+    Algorithm::ALL
+        .iter()
+        .chain(Algorithm::MODES)
+        .copied()
+        .filter(|a| a.is_valid())
+}
+
+/// The canonical names: every default algorithm's, then any family in
+/// `Algorithm::NAMES` (written `blake2b[-BITS]`) not already among them.
+#[pyfunction]
+pub fn algorithm_names() -> Vec<String> {
+    let mut names: Vec<String> = defaults().map(|a| a.to_string()).collect();
+    for n in Algorithm::NAMES {
+        let base = n.split('[').next().unwrap_or(n).to_string();
+        if base.parse::<Algorithm>().is_ok() && !names.contains(&base) {
+            names.push(base);
+        }
+    }
+    names
+}
+
+/// Digest length in bytes of any algorithm name.
+#[pyfunction]
+pub fn digest_size(name: &str) -> PyResult<usize> {
+    Ok(parse_algorithm(name)?.digest_len())
+}
+
+/// The instruction-set levels this CPU has, as `LANESUM_ISA` values (`portable` first,
+/// the full level last): what the tests run under.
+#[pyfunction]
+pub fn isa_levels() -> Vec<String> {
+    lanesum::isa::Features::detect()
+        .levels()
+        .into_iter()
+        .map(|f| f.names())
+        .collect()
+}
+
+/// The level in force (`LANESUM_ISA` or detected); a ValueError if `LANESUM_ISA` names a
+/// level this CPU lacks or an unknown word.
+#[pyfunction]
+pub fn isa_active() -> PyResult<String> {
+    lanesum::isa::try_active()
+        .map(|f| f.names())
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}

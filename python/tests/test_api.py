@@ -1,0 +1,248 @@
+"""The hashlib-compatible surface: constructors, attributes, buffer types, bad input."""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import io
+import mmap
+import threading
+
+import numpy as np
+import pytest
+from oracles import ALGORITHMS, oracle
+
+import lanesum
+
+DATA = bytes(range(256)) * 40  # 10 KiB: above the GIL threshold
+
+
+def test_readme_one_liner():
+    want = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert lanesum.sha256(b"abc").hexdigest() == want
+
+
+def test_constructors_cover_every_algorithm():
+    for name in ALGORITHMS:
+        attr = name.replace("-", "_")
+        assert attr in lanesum.algorithms_available
+        ctor = getattr(lanesum, attr)
+        assert ctor(b"abc").digest() == lanesum.new(name, b"abc").digest()
+        assert attr in lanesum.__all__
+    assert lanesum.algorithms_guaranteed == lanesum.algorithms_available
+
+
+@pytest.mark.parametrize("name", ["md5", "sha1", "sha224", "sha256", "sha384", "sha512"])
+def test_attributes_match_hashlib(name):
+    ours, theirs = lanesum.new(name), hashlib.new(name)
+    assert (ours.name, ours.digest_size, ours.block_size) == (
+        theirs.name,
+        theirs.digest_size,
+        theirs.block_size,
+    )
+    assert getattr(lanesum, name)(usedforsecurity=False).digest() == theirs.digest()
+
+
+def test_aliases_and_lengths():
+    assert lanesum.new("SHA-256", b"x").digest() == hashlib.sha256(b"x").digest()
+    assert lanesum.new("sha512_256").name == "sha512_256"
+    h = lanesum.new("blake2b-256", b"x")
+    assert h.digest() == hashlib.blake2b(b"x", digest_size=32).digest()
+    assert (h.name, h.digest_size) == ("blake2b", 32)
+    assert lanesum.digest_size("blake3-512") == 64
+
+
+def test_copy_and_digest_then_update():
+    h = lanesum.sha256(b"a")
+    c = h.copy()
+    assert h.digest() == hashlib.sha256(b"a").digest()
+    h.update(b"b")  # hashlib allows updates after digest()
+    c.update(b"c")
+    assert h.digest() == hashlib.sha256(b"ab").digest()
+    assert c.digest() == hashlib.sha256(b"ac").digest()
+
+
+def buffers(data: bytes):
+    yield "bytes", data
+    yield "bytearray", bytearray(data)
+    yield "memoryview", memoryview(data)
+    yield "memoryview slice", memoryview(b"xx" + data + b"yy")[2:-2]
+    yield "numpy uint8", np.frombuffer(data, dtype=np.uint8).copy()
+    if len(data) % 4 == 0:
+        yield "numpy int32", np.frombuffer(data, dtype=np.int32).copy()
+        yield "array('I')", array.array("I", data)
+    yield (
+        "numpy 2-d",
+        np.frombuffer(data, dtype=np.uint8).reshape(-1, 2 if len(data) % 2 == 0 else 1),
+    )
+
+
+@pytest.mark.parametrize("n", [0, 64, 1000, len(DATA)])
+def test_every_buffer_type(n):
+    data = DATA[:n]
+    want = hashlib.sha256(data).digest()
+    for kind, buf in buffers(data):
+        assert lanesum.sha256(buf).digest() == want, kind
+        assert lanesum.hash_many("sha256", [buf]) == [want], kind
+        lh = lanesum.LaneHasher("sha256")
+        lh.update(buf)
+        assert lh.digest() == want, kind
+
+
+def test_mmap(tmp_path):
+    p = tmp_path / "f"
+    p.write_bytes(DATA)
+    with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        assert lanesum.md5(m).digest() == hashlib.md5(DATA).digest()
+        assert lanesum.hash_many("md5", [m, m]) == [hashlib.md5(DATA).digest()] * 2
+
+
+def test_non_contiguous_rejected_clearly():
+    a = np.arange(100, dtype=np.uint8)[::2]
+    with pytest.raises(BufferError, match="C-contiguous"):
+        lanesum.sha256(a)
+    with pytest.raises(BufferError, match="C-contiguous"):
+        lanesum.hash_many("sha256", [b"ok", memoryview(b"abcdef")[::2]])
+    with pytest.raises(BufferError, match="C-contiguous"):
+        lanesum.sha256().update(np.zeros((4, 4), dtype=np.uint8).T)
+
+
+@pytest.mark.parametrize("bad", ["text", 12, 1.5, object(), [1, 2]])
+def test_wrong_types_are_type_errors(bad):
+    with pytest.raises(TypeError):
+        lanesum.sha256(bad)
+    with pytest.raises(TypeError):
+        lanesum.sha256().update(bad)
+    with pytest.raises(TypeError):
+        lanesum.hash_many("sha256", [b"x", bad])
+
+
+def test_str_message_as_hashlib():
+    with pytest.raises(TypeError, match="encoded"):
+        lanesum.md5("abc")
+
+
+def test_unknown_algorithm_names_the_known():
+    with pytest.raises(ValueError, match="sha256") as e:
+        lanesum.new("md4")
+    assert "md4" in str(e.value)
+    for call in (
+        lambda: lanesum.hash_many("nope", []),
+        lambda: lanesum.hash_array(__import__("pyarrow").array([b""]), "nope"),
+        lambda: lanesum.LaneHasher("nope"),
+        lambda: lanesum.MultiHasher(["md5", "nope"]),
+        lambda: list(lanesum.hash_files([], ["nope"])),
+    ):
+        with pytest.raises(ValueError, match="known"):
+            call()
+    with pytest.raises(TypeError):
+        lanesum.new(b"sha256")
+    with pytest.raises(TypeError):
+        lanesum.new("sha256", b"", digest_size=3)
+
+
+def test_blake2_parameters_match_hashlib():
+    for ctor, ref, big in [
+        (lanesum.blake2b, hashlib.blake2b, 64),
+        (lanesum.blake2s, hashlib.blake2s, 32),
+    ]:
+        salt_max = 16 if big == 64 else 8
+        for kw in [
+            {},
+            {"digest_size": 20},
+            {"key": b"k" * big},
+            {"key": b"key", "salt": b"s" * salt_max, "person": b"p", "digest_size": 7},
+        ]:
+            assert ctor(DATA, **kw).digest() == ref(DATA, **kw).digest(), kw
+            assert lanesum.new(ref().name, DATA, **kw).digest() == ref(DATA, **kw).digest()
+        h = ctor(key=b"k")
+        h.update(DATA[:100])
+        c = h.copy()
+        h.update(DATA[100:])
+        assert h.digest() == ref(DATA, key=b"k").digest()
+        assert c.digest() == ref(DATA[:100], key=b"k").digest()
+        with pytest.raises(ValueError):
+            ctor(digest_size=big + 1)
+        with pytest.raises(ValueError):
+            ctor(key=b"k" * (big + 1))
+        with pytest.raises(ValueError):
+            ctor(salt=b"s" * (salt_max + 1))
+
+
+def test_blake3_modes_match_blake3_py():
+    blake3 = pytest.importorskip("blake3")
+    key = bytes(range(32))
+    big = DATA * 100  # 1 MiB: the multithreaded path
+    for data in (b"", DATA, big):
+        assert lanesum.blake3(data).digest() == blake3.blake3(data).digest()
+        assert lanesum.blake3(data, key=key).digest() == blake3.blake3(data, key=key).digest()
+        ctx = "lanesum 2026 test context"
+        assert (
+            lanesum.blake3(data, derive_key_context=ctx).digest()
+            == blake3.blake3(data, derive_key_context=ctx).digest()
+        )
+        assert lanesum.blake3(data).digest(100) == blake3.blake3(data).digest(length=100)
+        assert lanesum.blake3(data, max_threads=1).digest() == blake3.blake3(data).digest()
+    assert lanesum.new("blake3", b"x", key=key).digest() == blake3.blake3(b"x", key=key).digest()
+    assert lanesum.blake3(digest_size=64).digest_size == 64
+    with pytest.raises(ValueError):
+        lanesum.blake3(key=b"short")
+    with pytest.raises(ValueError):
+        lanesum.blake3(key=key, derive_key_context="x")
+    with pytest.raises(TypeError):
+        lanesum.sha256().digest(10)
+
+
+@pytest.mark.skipif(not hasattr(hashlib, "file_digest"), reason="hashlib.file_digest: 3.11+")
+def test_file_digest_matches_hashlib(tmp_path):
+    p = tmp_path / "f"
+    p.write_bytes(DATA * 50)
+    with open(p, "rb") as f:
+        got = lanesum.file_digest(f, "sha256").hexdigest()
+    with open(p, "rb") as f:
+        assert got == hashlib.file_digest(f, "sha256").hexdigest()
+    with open(p, "rb") as f:
+        assert lanesum.file_digest(f, lanesum.md5).digest() == hashlib.md5(DATA * 50).digest()
+    assert lanesum.file_digest(io.BytesIO(b"abc"), "sha1").digest() == hashlib.sha1(b"abc").digest()
+    with open(p) as f, pytest.raises(ValueError):
+        lanesum.file_digest(f, "sha256")
+
+
+def test_shared_hash_object_from_threads():
+    """One object updated from many threads at once: every update lands whole."""
+    h = lanesum.sha256()
+    chunk = DATA  # identical chunks: the order between threads does not matter
+    n_threads, per_thread = 8, 40
+
+    def work():
+        for _ in range(per_thread):
+            h.update(chunk)
+
+    ts = [threading.Thread(target=work) for _ in range(n_threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert h.digest() == hashlib.sha256(chunk * (n_threads * per_thread)).digest()
+
+
+def test_streams_end_at_digest():
+    lh = lanesum.LaneHasher("md5", b"abc")
+    d = lh.digest()
+    assert d == hashlib.md5(b"abc").digest() == lh.digest()
+    assert lh.hexdigest() == d.hex()
+    with pytest.raises(ValueError, match="finished"):
+        lh.update(b"more")
+    m = lanesum.MultiHasher(["sha1", "SHA-256"], b"abc")
+    assert m.hexdigest() == {
+        "sha1": hashlib.sha1(b"abc").hexdigest(),
+        "SHA-256": hashlib.sha256(b"abc").hexdigest(),
+    }
+    with pytest.raises(ValueError):
+        m.update(b"x")
+    with pytest.raises(ValueError):
+        lanesum.MultiHasher([])
+
+
+def test_oracle_table_is_consistent():
+    assert oracle("sha256")(b"abc") == hashlib.sha256(b"abc").digest()
