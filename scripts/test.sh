@@ -24,3 +24,7 @@ env -u LANESUM_ISA GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4096 \
 # The bindings: the C ABI (C tests plain and under ASan/UBSan) and the Go module.
 echo "== scripts/test-ffi.sh"
 ./scripts/test-ffi.sh
+
+# The Python package: a venv, `pip install ./python`, ruff, pytest against hashlib & co.
+echo "== scripts/test-python.sh"
+./scripts/test-python.sh
