@@ -1,8 +1,10 @@
 //! Option arguments of the coreutils-style tools, read with coreutils' rules and refused
 //! with their exact diagnostics (which end the run).
 
+use lanesum::modes::S3Algorithm;
 use lanesum::Algorithm;
 
+use crate::cksum_names::CkAlg;
 use crate::options::BLAKE3_MAX_BYTES;
 use crate::personality::Personality;
 use crate::quote::quote;
@@ -103,6 +105,38 @@ pub fn parse_algorithms(val: &[u8], rep: &mut Reporter) -> Vec<Algorithm> {
                 );
                 rep.usage_error(&msg);
             }
+        }
+    }
+    out
+}
+
+/// cksum's `-a TYPE`: GNU's names exactly, or one of lanesum's; refused as GNU's
+/// XARGMATCH_EXACT does, listing GNU's names.
+pub fn cksum_algorithm(val: &[u8], rep: &mut Reporter) -> CkAlg {
+    let text = String::from_utf8_lossy(val);
+    if let Some(a) = CkAlg::from_arg(&text) {
+        return a;
+    }
+    let mut msg = format!(
+        "invalid argument {} for {}\nValid arguments are:",
+        quote(val, rep.utf8),
+        quote("--algorithm", rep.utf8)
+    );
+    for name in CkAlg::gnu_names() {
+        msg.push_str(&format!("\n  - {}", quote(name, rep.utf8)));
+    }
+    rep.usage_error(&msg)
+}
+
+/// `--s3`'s algorithms (`-a crc32,crc64nvme`): S3's names, any case; duplicates dropped.
+pub fn s3_algorithms(val: &[u8], rep: &mut Reporter) -> Vec<S3Algorithm> {
+    let text = String::from_utf8_lossy(val);
+    let mut out = Vec::new();
+    for word in text.split(',') {
+        match word.parse::<S3Algorithm>() {
+            Ok(a) if !out.contains(&a) => out.push(a),
+            Ok(_) => {}
+            Err(e) => rep.usage_error(&e),
         }
     }
     out

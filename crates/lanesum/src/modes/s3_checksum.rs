@@ -93,7 +93,7 @@ impl S3Algorithm {
     }
 
     /// Checksum length in bytes.
-    pub fn len(self) -> usize {
+    pub fn digest_len(self) -> usize {
         match self {
             S3Algorithm::Crc32 | S3Algorithm::Crc32c => 4,
             S3Algorithm::Crc64Nvme => 8,
@@ -112,7 +112,7 @@ impl S3Algorithm {
     }
 
     fn crc_digest(self, v: u64) -> Digest {
-        Digest::from_bytes(&v.to_be_bytes()[8 - self.len()..])
+        Digest::from_bytes(&v.to_be_bytes()[8 - self.digest_len()..])
     }
 
     fn crc_value(d: &Digest) -> u64 {
@@ -193,7 +193,7 @@ pub fn s3_checksum_of_parts(
             alg.crc_digest(v).to_base64()
         }
         S3ChecksumType::Composite => {
-            let mut cat = Vec::with_capacity(alg.len() * part_sums.len());
+            let mut cat = Vec::with_capacity(alg.digest_len() * part_sums.len());
             for d in part_sums {
                 cat.extend_from_slice(d.as_bytes());
             }
@@ -271,7 +271,7 @@ mod tests {
         match alg {
             S3Algorithm::Sha1 => sha1::Sha1::digest(data).to_vec(),
             S3Algorithm::Sha256 => sha2::Sha256::digest(data).to_vec(),
-            _ => crc_ref(alg, data).to_be_bytes()[8 - alg.len()..].to_vec(),
+            _ => crc_ref(alg, data).to_be_bytes()[8 - alg.digest_len()..].to_vec(),
         }
     }
 
@@ -304,7 +304,7 @@ mod tests {
             assert_eq!(crc_ref(alg, b"123456789"), want, "{alg} reference");
             let d = alg.one(b"123456789");
             assert_eq!(S3Algorithm::crc_value(&d), want, "{alg}");
-            assert_eq!(d.len(), alg.len());
+            assert_eq!(d.len(), alg.digest_len());
         }
     }
 
