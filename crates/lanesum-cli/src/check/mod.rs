@@ -101,6 +101,12 @@ fn untagged_algorithm(allowed: &Option<Vec<Algorithm>>, hex_len: usize) -> Optio
                     Algorithm::Blake3(_) if bytes <= BLAKE3_MAX_BYTES => {
                         Some(Algorithm::Blake3(bytes))
                     }
+                    Algorithm::Shake128(_) if bytes <= BLAKE3_MAX_BYTES => {
+                        Some(Algorithm::Shake128(bytes))
+                    }
+                    Algorithm::Shake256(_) if bytes <= BLAKE3_MAX_BYTES => {
+                        Some(Algorithm::Shake256(bytes))
+                    }
                     _ => None,
                 })
             }),

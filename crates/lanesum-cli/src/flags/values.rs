@@ -163,11 +163,18 @@ pub fn apply_length(
             Algorithm::Blake2bp(_) => ("BLAKE2bp", 512),
             Algorithm::Blake2sp(_) => ("BLAKE2sp", 256),
             Algorithm::Blake3(_) => ("BLAKE3", BLAKE3_MAX_BYTES as u64 * 8),
+            Algorithm::Shake128(_) => ("SHAKE128", BLAKE3_MAX_BYTES as u64 * 8),
+            Algorithm::Shake256(_) => ("SHAKE256", BLAKE3_MAX_BYTES as u64 * 8),
+            // 224, 256, 384 or 512: `with_bits` refuses the rest.
+            Algorithm::Sha3_224
+            | Algorithm::Sha3_256
+            | Algorithm::Sha3_384
+            | Algorithm::Sha3_512 => ("SHA3", 512),
             _ => {
                 // Only `-a` can choose a fixed-length algorithm.
                 debug_assert!(p.algorithm.is_none(), "{}", p.name);
                 rep.fatal(
-                    "--length is only supported with blake2b, blake2s, blake2bp, blake2sp and blake3",
+                    "--length is only supported with blake2b, blake2s, blake2bp, blake2sp, blake3, sha3 and shake",
                 );
             }
         };
