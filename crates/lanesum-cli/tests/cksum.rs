@@ -325,3 +325,16 @@ fn sum_prints_names_for_named_files() {
     let out = d.run("sum", &["-s"], b"hello\n");
     assert_eq!(all(&out), ok("542 1\n"));
 }
+
+/// lanesum's `--base64` lines are tagged, and `lanesum -c` verifies them.
+#[test]
+fn lanesum_base64_round_trips() {
+    let d = Dir::new();
+    let out = Run::lanesum(d.path())
+        .args(["--base64", "-a", "sha256", "a"])
+        .ok();
+    assert_eq!(out, format!("SHA256 (a) = {SHA256_B64}\n"));
+    d.write("s", out.as_bytes());
+    let out = Run::lanesum(d.path()).args(["-c", "s"]).ok();
+    assert_eq!(out, "a: OK\n");
+}

@@ -73,7 +73,8 @@ pub fn parse(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -
             (None, false) => Action::Hash,
         },
         style: LineStyle {
-            tagged: tagged || algs.len() > 1,
+            // lanesum's base64 lines are tagged: only a tag tells `-c` what they are.
+            tagged: tagged || algs.len() > 1 || (f.base64 && cksum.is_none()),
             binary,
             zero: f.zero,
             base64: f.base64,

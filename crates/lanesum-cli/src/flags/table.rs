@@ -154,7 +154,7 @@ static TABLE: &[OptSpec] = &[
         "base64",
         None,
         Group::Base64,
-        "emit base64-encoded digests, not hexadecimal",
+        "emit base64-encoded digests, not hex (lanesum: tagged lines)",
     ),
     flag(
         "debug",
