@@ -8,6 +8,12 @@
 //!   (`INDEX` from 0), or `TAG (NAME:INDEX) = HEX` with `--tag` or several `-a`
 //!   algorithms. An empty file has no blocks and prints nothing.
 //! * `--torrent-pieces PIECE_LEN`: BitTorrent v1 piece hashes, as `--blocks` with SHA-1.
+//! * `--s3[=PART_SIZE]` (default 8 MiB, the AWS CLI's): what S3 reports for the file
+//!   uploaded in parts of that size: `ETAG (NAME) = ETAG`, then for each `-a` algorithm
+//!   (S3's names; default crc32) and each checksum type S3 has for it, `ALGO TYPE (NAME)
+//!   = BASE64` (`-N` after composite ones). A file of at most one part is a single PUT:
+//!   one `ALGO FULL_OBJECT` line per algorithm, its plain checksum (see
+//!   `lanesum::modes::s3_checksum`).
 //!
 //! A regular file is read whole (mapped when large); standard input, FIFOs, devices and
 //! large files that may not be mapped are read 64 MiB of blocks at a time, so memory
@@ -18,7 +24,8 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 
-use lanesum::{modes, Algorithm, Digest, MultiHasher};
+use lanesum::modes::{S3Algorithm, S3ChecksumType};
+use lanesum::{hash_many_par, modes, Algorithm, Digest, MultiHasher};
 use lanesum_files::{by_input, open_source, read_full, Contents, Input, Source};
 
 use crate::options::{Mode, Options};
@@ -79,6 +86,19 @@ fn whole(
             rep.write(&out);
             return Ok(());
         }
+        Mode::S3(part) => {
+            let mut acc = S3Sums::new(&opts.s3_algs);
+            let step = (STREAM_CHUNK / part).max(1) * part;
+            for (c, piece) in data.chunks(step).enumerate() {
+                acc.add(&piece.chunks(part).collect::<Vec<_>>());
+                if data.shrank_below(c * step + piece.len()) {
+                    return Err(shrank());
+                }
+            }
+            acc.push_lines(&mut out, name, opts.style.zero);
+            rep.write(&out);
+            return Ok(());
+        }
         Mode::Blocks(size) => (&opts.algs[..], size),
         Mode::TorrentPieces(size) => (&[Algorithm::Sha1][..], size),
     };
@@ -128,6 +148,21 @@ fn streamed(
                 name,
                 opts.style.zero,
             );
+            rep.write(&out);
+        }
+        Mode::S3(part) => {
+            // Whole parts at a time (one part, when parts are larger than a chunk).
+            let mut acc = S3Sums::new(&opts.s3_algs);
+            let mut buf = vec![0u8; (STREAM_CHUNK / part).max(1) * part];
+            let mut r = r;
+            loop {
+                let n = read_full(&mut r, &mut buf)?;
+                acc.add(&buf[..n].chunks(part).collect::<Vec<_>>());
+                if n < buf.len() {
+                    break;
+                }
+            }
+            acc.push_lines(&mut out, name, opts.style.zero);
             rep.write(&out);
         }
         Mode::Blocks(size) | Mode::TorrentPieces(size) => {
@@ -196,20 +231,85 @@ fn stream_blocks(
     }
 }
 
+/// The parts' values an S3 upload's checksums are made of, gathered a chunk of parts at
+/// a time: MD5s for the ETag, each algorithm's part checksums, the parts' lengths.
+struct S3Sums {
+    algs: Vec<S3Algorithm>,
+    md5s: Vec<Digest>,
+    sums: Vec<Vec<Digest>>,
+    lens: Vec<u64>,
+}
+
+impl S3Sums {
+    fn new(algs: &[S3Algorithm]) -> S3Sums {
+        S3Sums {
+            algs: algs.to_vec(),
+            md5s: Vec::new(),
+            sums: vec![Vec::new(); algs.len()],
+            lens: Vec::new(),
+        }
+    }
+
+    /// The next parts, each hashed on every core.
+    fn add(&mut self, parts: &[&[u8]]) {
+        self.md5s.extend(hash_many_par(Algorithm::Md5, parts));
+        for (alg, sums) in self.algs.iter().zip(&mut self.sums) {
+            sums.extend(modes::s3_part_checksums(*alg, parts));
+        }
+        self.lens.extend(parts.iter().map(|p| p.len() as u64));
+    }
+
+    /// `ETAG (NAME) = ETAG`, then a line per algorithm and type S3 reports.
+    fn push_lines(&self, out: &mut Vec<u8>, name: &OsString, zero: bool) {
+        let etag = modes::s3_etag_of_part_md5s(&self.md5s);
+        push_labelled(out, "ETAG", &etag, name, zero);
+        let multipart = self.lens.len() > 1;
+        for (alg, sums) in self.algs.iter().zip(&self.sums) {
+            let types = if multipart {
+                alg.types()
+            } else {
+                &[S3ChecksumType::FullObject][..]
+            };
+            for &ty in types {
+                if let Some(v) = modes::s3_checksum_of_parts(*alg, ty, sums, &self.lens) {
+                    push_labelled(out, &format!("{alg} {ty}"), &v, name, zero);
+                }
+            }
+        }
+    }
+}
+
+/// `LABEL (NAME) = VALUE`, the name escaped as in tagged lines.
+fn push_labelled(out: &mut Vec<u8>, label: &str, value: &str, name: &OsString, zero: bool) {
+    let before = format!("{label} (");
+    push_around_name(
+        out,
+        before.as_bytes(),
+        name,
+        format!(") = {value}").as_bytes(),
+        zero,
+    );
+}
+
 /// `VALUE  NAME` with md5sum's escaping of the name.
 fn push_plain(out: &mut Vec<u8>, value: &str, name: &OsString, zero: bool) {
+    push_around_name(out, format!("{value}  ").as_bytes(), name, b"", zero);
+}
+
+/// A line `BEFORE NAME AFTER`, the name escaped (and the line marked) as md5sum does.
+fn push_around_name(out: &mut Vec<u8>, before: &[u8], name: &OsString, after: &[u8], zero: bool) {
     let name = name.as_bytes();
     let escape = !zero && output::needs_escape(name);
     if escape {
         out.push(b'\\');
     }
-    out.extend_from_slice(value.as_bytes());
-    out.extend_from_slice(b"  ");
+    out.extend_from_slice(before);
     if escape {
         output::push_escaped(out, name);
     } else {
         out.extend_from_slice(name);
     }
+    out.extend_from_slice(after);
     out.push(if zero { 0 } else { b'\n' });
 }
 

@@ -5,8 +5,10 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
+use lanesum::modes::S3Algorithm;
 use lanesum::Algorithm;
 
+use crate::cksum_names::CkAlg;
 use crate::output::LineStyle;
 use crate::personality::Personality;
 
@@ -34,6 +36,16 @@ pub enum Mode {
     Blocks(usize),
     /// `--torrent-pieces PIECE_LEN`.
     TorrentPieces(usize),
+    /// `--s3[=PART_SIZE]`: S3's checksums of the algorithms `Options::s3_algs`.
+    S3(usize),
+}
+
+/// cksum's `-a` as its `--check` uses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CksumAlg {
+    pub alg: CkAlg,
+    /// `-a` was given (else: crc when hashing, any tagged line when checking).
+    pub specified: bool,
 }
 
 /// A coreutils-style invocation, validated.
@@ -65,6 +77,16 @@ pub struct Options {
     /// `-j N` (lanesum): the threads of the pool everything hashes on; 0: rayon's
     /// default (`RAYON_NUM_THREADS`, else the CPUs of the affinity mask and cgroup quota).
     pub threads: usize,
+    /// cksum's `--raw`: the digest's bytes alone.
+    pub raw: bool,
+    /// cksum's `--debug`.
+    pub debug: bool,
+    /// Files were named (cksum and sum print names in their legacy formats only then).
+    pub operands: bool,
+    /// cksum's algorithm choice (cksum only).
+    pub cksum: Option<CksumAlg>,
+    /// `--s3`'s algorithms, in `-a` order.
+    pub s3_algs: Vec<S3Algorithm>,
 }
 
 /// How b3sum's BLAKE3 is keyed.

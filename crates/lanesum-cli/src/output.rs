@@ -37,6 +37,8 @@ pub struct LineStyle {
     pub binary: bool,
     /// NUL instead of LF, and no escaping.
     pub zero: bool,
+    /// `--base64`: digests in standard base64 (with padding), not hex.
+    pub base64: bool,
 }
 
 /// Append one checksum line for `name` (already `-` for stdin).
@@ -63,13 +65,71 @@ pub fn push_line(
         out.extend_from_slice(b" (");
         push_name(out);
         out.extend_from_slice(b") = ");
-        out.extend_from_slice(digest.to_hex().as_bytes());
+        push_digest(out, digest, style);
     } else {
-        out.extend_from_slice(digest.to_hex().as_bytes());
+        push_digest(out, digest, style);
         out.extend_from_slice(if style.binary { b" *" } else { b"  " });
         push_name(out);
     }
     out.push(if style.zero { 0 } else { b'\n' });
+}
+
+fn push_digest(out: &mut Vec<u8>, digest: &Digest, style: LineStyle) {
+    let text = if style.base64 {
+        digest.to_base64()
+    } else {
+        digest.to_hex()
+    };
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// The checksums GNU cksum and sum print in formats of their own: POSIX `cksum`'s CRC
+/// and CRC-32 (`cksum -a crc32b`) as `VALUE SIZE`, the BSD sum as `%05d` and 1 KiB
+/// blocks in 5 columns, the System V sum as `VALUE BLOCKS` of 512 bytes.
+pub fn is_legacy(alg: Algorithm) -> bool {
+    matches!(
+        alg,
+        Algorithm::Crc | Algorithm::Crc32 | Algorithm::SumBsd | Algorithm::SumSysv
+    )
+}
+
+/// Append a legacy line (see [`is_legacy`]): the value (the digest read big-endian), the
+/// size or block count, then ` NAME` when files were named, never escaped (as GNU).
+pub fn push_legacy_line(
+    out: &mut Vec<u8>,
+    alg: Algorithm,
+    digest: &Digest,
+    size: u64,
+    name: Option<&[u8]>,
+    zero: bool,
+) {
+    let value = digest
+        .as_bytes()
+        .iter()
+        .fold(0u64, |v, &b| v << 8 | u64::from(b));
+    let line = match alg {
+        Algorithm::SumBsd => format!("{value:05} {:>5}", size.div_ceil(1024)),
+        Algorithm::SumSysv => format!("{value} {}", size.div_ceil(512)),
+        _ => format!("{value} {size}"),
+    };
+    out.extend_from_slice(line.as_bytes());
+    if let Some(name) = name {
+        out.push(b' ');
+        out.extend_from_slice(name);
+    }
+    out.push(if zero { 0 } else { b'\n' });
+}
+
+/// Append `name` as `--check` prints it before `: OK`. Coreutils 9.1's rule (md5sum and
+/// the other single-algorithm tools): escaped only when it holds a LF; with `all`
+/// (cksum, as 9.9 for every tool) also when it holds a `\` or CR.
+pub fn push_check_name_as(out: &mut Vec<u8>, name: &[u8], all: bool) {
+    if all && needs_escape(name) {
+        out.push(b'\\');
+        push_escaped(out, name);
+    } else {
+        push_check_name(out, name);
+    }
 }
 
 /// Append `name` as `--check` prints it before `: OK`, under coreutils 9.1's rule.
@@ -172,6 +232,31 @@ mod tests {
         v.clear();
         push_check_name(&mut v, b"m\\\r\nz");
         assert_eq!(v, b"\\m\\\\\\r\\nz");
+    }
+
+    #[test]
+    fn legacy_lines_as_gnu() {
+        let d = |b: &[u8]| Digest::from_bytes(b);
+        let mut v = Vec::new();
+        push_legacy_line(
+            &mut v,
+            Algorithm::SumBsd,
+            &d(&[0x90, 0x73]),
+            6,
+            Some(b"h"),
+            false,
+        );
+        assert_eq!(v, b"36979     1 h\n");
+        v.clear();
+        push_legacy_line(&mut v, Algorithm::SumBsd, &d(&[0, 7]), 0, None, false);
+        assert_eq!(v, b"00007     0\n");
+        v.clear();
+        push_legacy_line(&mut v, Algorithm::SumSysv, &d(&[2, 30]), 513, None, true);
+        assert_eq!(v, b"542 2\0");
+        v.clear();
+        let crc = d(&3015617425u32.to_be_bytes());
+        push_legacy_line(&mut v, Algorithm::Crc, &crc, 6, Some(b"n\nl"), false);
+        assert_eq!(v, b"3015617425 6 n\nl\n");
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! The tools lanesum can act as, one row of data each.
 //!
 //! Invoked as `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`,
-//! `b2sum` or `b3sum` (by symlink or copy) lanesum behaves as that tool; under any other
+//! `b2sum`, `b3sum`, `cksum` or `sum` (by symlink or copy) lanesum behaves as that tool; under any other
 //! name it is `lanesum`, which adds `-a ALGO[,ALGO...]`, `--json`, the whole-input modes,
 //! trees and `speed`. Everything that differs between them is a field of [`Personality`]:
-//! a new tool (`cksum`, `sum`) is a new row, plus its option group in the option table
-//! (`flags::table`) if it has options of its own.
+//! a new tool is a new row, plus its option group in the option table (`flags::table`)
+//! if it has options of its own (as `cksum` and `sum` have).
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -15,9 +15,10 @@ use lanesum::Algorithm;
 /// A set of rows of the option table (`flags::table`) that tools have or lack together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Group {
-    /// Every coreutils checksum tool's: `-c` and its modifiers, `--tag`, `-z`, `-b`, `-t`,
-    /// `--help`, `--version`.
+    /// Every coreutils checksum tool's: `-c` and its modifiers, `--tag`, `-z`, `-b`, `-t`.
     Common,
+    /// `--help`, `--version`: every tool with a group has them.
+    Help,
     /// `-a ALGO[,ALGO...]`.
     Algorithm,
     /// `-l BITS` (b2sum's).
@@ -31,6 +32,13 @@ pub enum Group {
     /// `-j N`: lanesum's own name only, so the coreutils tools refuse it as GNU's do
     /// (b3sum has its own `--num-threads`; `RAYON_NUM_THREADS` works under every name).
     Threads,
+    /// `--base64` (cksum has it through [`Group::Cksum`]).
+    Base64,
+    /// cksum's own: `-a TYPE` (GNU's names), `--base64`, `--debug`, `--raw`, `--untagged`;
+    /// its legacy output formats and `--check` rules go with them.
+    Cksum,
+    /// sum's: `-r`, `-s`.
+    Sum,
 }
 
 /// How a tool's arguments are read.
@@ -60,6 +68,9 @@ pub enum CheckLines {
     Blake2b,
     /// lanesum's: any known tag; untagged lines by `-a`, or else by their length.
     Any,
+    /// cksum's (coreutils 9.9): without `-a` tagged lines of any algorithm but the
+    /// legacy ones, with `-a` its tag or untagged lines; hex or base64 digests.
+    Cksum,
 }
 
 /// One tool lanesum can act as.
@@ -104,7 +115,7 @@ const fn coreutils(name: &'static str, alg: Algorithm, summary: &'static str) ->
 }
 
 /// Every personality; the first is the one taken under any other name.
-pub static PERSONALITIES: [Personality; 9] = [
+pub static PERSONALITIES: [Personality; 11] = [
     Personality {
         name: "lanesum",
         algorithm: None,
@@ -117,6 +128,7 @@ pub static PERSONALITIES: [Personality; 9] = [
             Group::WholeInput,
             Group::Tree,
             Group::Threads,
+            Group::Base64,
         ],
         prog_name: ProgName::Own,
         check_lines: CheckLines::Any,
@@ -176,6 +188,33 @@ pub static PERSONALITIES: [Personality; 9] = [
         epilogue: "",
     },
     Personality {
+        name: "cksum",
+        algorithm: None,
+        syntax: Syntax::Getopt,
+        groups: &[Group::Common, Group::Length, Group::Cksum],
+        prog_name: ProgName::Argv0,
+        check_lines: CheckLines::Cksum,
+        speed: false,
+        summary: "Print or verify checksums (lanesum acting as GNU cksum 9.9).\n\
+                  By default use the 32-bit CRC algorithm.\n",
+        epilogue: "\nDIGEST (-a) is one of: sysv (as sum -s), bsd (as sum -r), crc (the default),\n\
+                   crc32b, md5, sha1, sha224, sha256, sha384, sha512, sha2 and sha3 (with -l 224,\n\
+                   256, 384 or 512), blake2b, sm3; or one of lanesum's names (crc32c, crc64nvme,\n\
+                   xxh64, xxh3, xxh128, sha3-256, shake128, blake3 ...).\n\
+                   When checking, lines are those this program or the *sum tools write.\n",
+    },
+    Personality {
+        name: "sum",
+        algorithm: Some(Algorithm::SumBsd),
+        syntax: Syntax::Getopt,
+        groups: &[Group::Sum],
+        prog_name: ProgName::Argv0,
+        check_lines: CheckLines::Own,
+        speed: false,
+        summary: "Print BSD or System V 16-bit checksums and block counts (lanesum acting as sum).\n",
+        epilogue: "",
+    },
+    Personality {
         name: "b3sum",
         algorithm: Some(Algorithm::Blake3(32)),
         syntax: Syntax::B3sum,
@@ -210,6 +249,12 @@ impl Personality {
     pub fn has(&self, group: Group) -> bool {
         self.groups.contains(&group)
     }
+
+    /// cksum and sum: the legacy checksums print in their own formats (`SUM SIZE NAME`,
+    /// `SUM BLOCKS NAME`), names only when files were named.
+    pub fn legacy_formats(&self) -> bool {
+        self.has(Group::Cksum) || self.has(Group::Sum)
+    }
 }
 
 #[cfg(test)]
@@ -229,7 +274,10 @@ mod tests {
     /// The coreutils rows' help names their algorithm by its tag.
     #[test]
     fn summaries_name_the_algorithm() {
-        for p in PERSONALITIES.iter().filter(|p| p.syntax == Syntax::Getopt) {
+        for p in PERSONALITIES
+            .iter()
+            .filter(|p| p.syntax == Syntax::Getopt && !p.legacy_formats())
+        {
             if let Some(a) = p.algorithm {
                 assert_eq!(
                     p.summary,

@@ -55,6 +55,9 @@ enum Inner {
     Blake2bp(Box<blake2b_simd::blake2bp::State>),
     Blake2sp(Box<blake2s_simd::blake2sp::State>),
     Btv2(Box<crate::modes::btv2::Btv2State>),
+    Checksum(Box<crate::checksums::Checksum>),
+    Sha3(Box<crate::sha3::Sha3State>),
+    Sm3(Box<sm3::Sm3>),
 }
 
 impl Hasher {
@@ -105,7 +108,16 @@ impl Hasher {
                     .to_state(),
             )),
             Algorithm::Btv2 => Inner::Btv2(Box::new(crate::modes::btv2::Btv2State::at(level))),
-            _ => unreachable!("{alg} has a Merkle-Damgard family"),
+            Algorithm::Sm3 => Inner::Sm3(Box::default()),
+            _ => {
+                if let Some(c) = crate::checksums::Checksum::new(alg) {
+                    Inner::Checksum(Box::new(c))
+                } else if let Some(s) = crate::sha3::Sha3State::new(alg) {
+                    Inner::Sha3(Box::new(s))
+                } else {
+                    unreachable!("{alg} has a Merkle-Damgard family")
+                }
+            }
         }
     }
 
@@ -161,6 +173,9 @@ impl Hasher {
                 h.update(data);
             }
             Inner::Btv2(h) => h.update(data),
+            Inner::Checksum(h) => h.update(data),
+            Inner::Sha3(h) => h.update(data),
+            Inner::Sm3(h) => sm3::Digest::update(&mut **h, data),
         }
         self
     }
@@ -177,6 +192,9 @@ impl Hasher {
             Inner::Blake2bp(h) => Digest::from_bytes(h.finalize().as_bytes()),
             Inner::Blake2sp(h) => Digest::from_bytes(h.finalize().as_bytes()),
             Inner::Btv2(h) => h.finalize(),
+            Inner::Checksum(h) => h.finalize(),
+            Inner::Sha3(h) => h.finalize(),
+            Inner::Sm3(h) => Digest::from_bytes(&sm3::Digest::finalize(*h)),
         }
     }
 }

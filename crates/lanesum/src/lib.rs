@@ -1,4 +1,5 @@
-//! lanesum: fast, correct checksums — MD5, SHA-1, SHA-2, BLAKE2, BLAKE3.
+//! lanesum: fast, correct checksums — MD5, SHA-1, SHA-2, BLAKE2, BLAKE3, SHA-3, SM3,
+//! CRC-32/32C/64, xxHash and the `sum` checksums.
 //!
 //! Hash one message with [`hash`] or the streaming [`Hasher`]:
 //!
@@ -55,6 +56,8 @@ mod x86_transpose;
 
 mod blake2;
 mod blake3;
+mod checksums;
+mod sha3;
 
 // Schedulers: whole messages, streams on one thread, streams on any thread.
 mod batch;

@@ -33,6 +33,8 @@ pub struct StreamBatch {
 enum Inner {
     /// MD5, SHA-1 and the SHA-2 family: in lanes.
     Lanes(OneOf<Lanes>),
+    /// SHA-3 and SHAKE where there is a lanes kernel: one sponge each.
+    Sha3(crate::sha3::Sponges),
     /// Algorithms without lane kernels: one hasher each.
     Plain(Vec<Hasher>),
 }
@@ -53,7 +55,12 @@ impl StreamBatch {
         let level = isa::active();
         let inner = match families::lookup(alg) {
             Some(iv) => Inner::Lanes(map!(iv, |_F, iv| Streams::new(*iv, n, level))),
-            None => Inner::Plain((0..n).map(|_| Hasher::at(alg, level)).collect()),
+            None => match crate::sha3::Params::of(alg)
+                .and_then(|p| crate::sha3::Sponges::new(p, n, level))
+            {
+                Some(s) => Inner::Sha3(s),
+                None => Inner::Plain((0..n).map(|_| Hasher::at(alg, level)).collect()),
+            },
         };
         StreamBatch { alg, inner }
     }
@@ -67,6 +74,7 @@ impl StreamBatch {
     pub fn len(&self) -> usize {
         match &self.inner {
             Inner::Lanes(s) => each!(s, |_F, s| s.states.len()),
+            Inner::Sha3(s) => s.len(),
             Inner::Plain(hs) => hs.len(),
         }
     }
@@ -83,6 +91,7 @@ impl StreamBatch {
     pub fn update(&mut self, chunks: &[&[u8]]) -> &mut Self {
         match &mut self.inner {
             Inner::Lanes(s) => each!(s, |_F, s| s.update(chunks)),
+            Inner::Sha3(s) => s.update(chunks),
             Inner::Plain(hs) => {
                 assert_eq!(chunks.len(), hs.len(), "one chunk per stream");
                 for (h, c) in hs.iter_mut().zip(chunks) {
@@ -103,6 +112,7 @@ impl StreamBatch {
         let len = self.alg.digest_len();
         match &mut self.inner {
             Inner::Lanes(s) => each!(s, |_F, s| s.restart(i, len)),
+            Inner::Sha3(s) => s.restart(i),
             // Not a Merkle-Damgård family: no level to keep.
             Inner::Plain(hs) => std::mem::replace(&mut hs[i], Hasher::new(self.alg)).finalize(),
         }
@@ -113,6 +123,7 @@ impl StreamBatch {
         let len = self.alg.digest_len();
         match self.inner {
             Inner::Lanes(s) => each!(s, |_F, s| s.finalize(len)),
+            Inner::Sha3(s) => s.finalize(),
             Inner::Plain(hs) => hs.into_iter().map(Hasher::finalize).collect(),
         }
     }

@@ -1,5 +1,6 @@
 //! Differential tests: lanesum against independent reference crates (RustCrypto md-5, sha1,
-//! sha2, blake2; the blake3 crate) on every short length, on multi-MiB random lengths
+//! sha2, blake2; the blake3 crate; `crc` and `twox-hash` for the CRCs and xxHash; `sha3`,
+//! `shake` and `sm3`, which lanesum's lanes are checked against) on every short length, on multi-MiB random lengths
 //! streamed in random pieces, and on a proptest property.
 //!
 //! Runs under whatever `LANESUM_ISA` level CI forces; nothing here assumes one. Random
@@ -33,8 +34,67 @@ fn algorithms() -> Vec<Algorithm> {
         Algorithm::Blake3(1),
         Algorithm::Blake3(64),
         Algorithm::Blake3(200),
+        Algorithm::Shake128(1),
+        Algorithm::Shake128(200),
+        Algorithm::Shake256(64),
+        Algorithm::Shake256(300),
     ]);
     v
+}
+
+/// A CRC from the `crc` crate's catalogue (not `crc-fast`, which lanesum uses), big-endian.
+fn crc32_ref(alg: &'static crc::Algorithm<u32>, data: &[u8]) -> Vec<u8> {
+    crc::Crc::<u32>::new(alg)
+        .checksum(data)
+        .to_be_bytes()
+        .to_vec()
+}
+
+fn crc64_ref(alg: &'static crc::Algorithm<u64>, data: &[u8]) -> Vec<u8> {
+    crc::Crc::<u64>::new(alg)
+        .checksum(data)
+        .to_be_bytes()
+        .to_vec()
+}
+
+/// POSIX `cksum`: CRC-32/CKSUM over the data, then its length in as few bytes as it takes.
+fn posix_cksum(data: &[u8]) -> Vec<u8> {
+    let crc = crc::Crc::<u32>::new(&crc::CRC_32_CKSUM);
+    let mut d = crc.digest();
+    d.update(data);
+    let mut n = data.len() as u64;
+    while n > 0 {
+        d.update(&[n as u8]);
+        n >>= 8;
+    }
+    d.finalize().to_be_bytes().to_vec()
+}
+
+/// `sum -r` and `sum -s`, written out from their definitions.
+fn bsd_sum(data: &[u8]) -> Vec<u8> {
+    let mut s: u16 = 0;
+    for &b in data {
+        s = ((s >> 1) | ((s & 1) << 15)).wrapping_add(b as u16);
+    }
+    s.to_be_bytes().to_vec()
+}
+
+fn sysv_sum(data: &[u8]) -> Vec<u8> {
+    let s: u32 = data.iter().fold(0u32, |s, &b| s.wrapping_add(b as u32));
+    let r = (s & 0xffff) + (s >> 16);
+    (((r & 0xffff) + (r >> 16)) as u16).to_be_bytes().to_vec()
+}
+
+/// SHAKE of `n` bytes from the `shake` crate.
+fn shake_ref<X: Default + sha3::digest::Update + sha3::digest::ExtendableOutput>(
+    data: &[u8],
+    n: usize,
+) -> Vec<u8> {
+    let mut h = X::default();
+    h.update(data);
+    let mut out = vec![0; n];
+    h.finalize_xof_into(&mut out);
+    out
 }
 
 /// The digest from a crate lanesum does not use for that algorithm where one exists
@@ -76,6 +136,22 @@ fn reference(alg: Algorithm, data: &[u8]) -> Vec<u8> {
                 .fill(&mut out);
             out
         }
+        Algorithm::Crc32 => crc32_ref(&crc::CRC_32_ISO_HDLC, data),
+        Algorithm::Crc32c => crc32_ref(&crc::CRC_32_ISCSI, data),
+        Algorithm::Crc64Nvme => crc64_ref(&crc::CRC_64_NVME, data),
+        Algorithm::Crc => posix_cksum(data),
+        Algorithm::SumBsd => bsd_sum(data),
+        Algorithm::SumSysv => sysv_sum(data),
+        Algorithm::Xxh64 => twox_hash::XxHash64::oneshot(0, data).to_be_bytes().to_vec(),
+        Algorithm::Xxh3 => twox_hash::XxHash3_64::oneshot(data).to_be_bytes().to_vec(),
+        Algorithm::Xxh128 => twox_hash::XxHash3_128::oneshot(data).to_be_bytes().to_vec(),
+        Algorithm::Sha3_224 => sha3::Sha3_224::digest(data).to_vec(),
+        Algorithm::Sha3_256 => sha3::Sha3_256::digest(data).to_vec(),
+        Algorithm::Sha3_384 => sha3::Sha3_384::digest(data).to_vec(),
+        Algorithm::Sha3_512 => sha3::Sha3_512::digest(data).to_vec(),
+        Algorithm::Shake128(n) => shake_ref::<shake::Shake128>(data, n),
+        Algorithm::Shake256(n) => shake_ref::<shake::Shake256>(data, n),
+        Algorithm::Sm3 => sm3::Sm3::digest(data).to_vec(),
         // Not in `algorithms()`: the modes have their own tests in `lanesum::modes`.
         Algorithm::Md5p8 | Algorithm::Blake2bp(_) | Algorithm::Blake2sp(_) | Algorithm::Btv2 => {
             unreachable!("{alg} is tested in lanesum::modes")
@@ -259,6 +335,31 @@ fn large_blake() {
             ],
             3,
             "large_blake_other_lengths",
+        );
+    });
+}
+
+#[test]
+fn large_checksums_sha3_sm3() {
+    levels::each_level(|| {
+        large_random_lengths(
+            &[
+                Algorithm::Crc32,
+                Algorithm::Crc32c,
+                Algorithm::Crc64Nvme,
+                Algorithm::Crc,
+                Algorithm::SumSysv,
+                Algorithm::Xxh64,
+                Algorithm::Xxh3,
+                Algorithm::Xxh128,
+            ],
+            6,
+            "large_checksums",
+        );
+        large_random_lengths(
+            &[Algorithm::Sha3_256, Algorithm::Shake128(16), Algorithm::Sm3],
+            3,
+            "large_sha3_sm3",
         );
     });
 }

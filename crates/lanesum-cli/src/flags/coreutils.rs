@@ -10,13 +10,15 @@ use lanesum::Algorithm;
 
 use super::env::{mmap_allowed, posixly_correct};
 use super::getopt;
+use super::given::{check_only_flags, last_value, Flags};
 use super::table::{specs, OptSpec};
-use super::values::{apply_length, parse_algorithms, parse_length, parse_size_arg};
+use super::values::{apply_length, parse_algorithms, parse_length, parse_size_arg, s3_algorithms};
 use crate::options::{Action, Mode, Options};
 use crate::output::LineStyle;
-use crate::personality::Personality;
+use crate::personality::{Group, Personality};
 use crate::quote::{quote, quotef};
 use crate::report::{strerror, Reporter};
+use lanesum::modes::S3Algorithm;
 
 /// Parse the arguments (after argv[0]) of personality `p`. Usage errors, `--help` and
 /// `--version` end the run here.
@@ -36,10 +38,34 @@ pub fn parse(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -
     };
     let f = Flags::from_matches(&m, &specs);
     let mode = whole_input_mode(&m, rep);
-    let (algs, algs_given) = algorithms(p, &m, rep);
     let files_from = last_value(&m, "files-from");
     let threads = last_value(&m, "threads").map_or(0, |v| parse_threads(&v, rep));
-    check_combinations(&f, mode, algs_given, files_from.is_some(), rep);
+    let operands = m.get_many::<OsString>("files").map_or(0, |v| v.len());
+    let mut cksum = None;
+    let mut tagged = f.tag;
+    let mut binary = f.binary == Some(true);
+    let (algs, algs_given) = if p.has(Group::Cksum) {
+        let c = super::cksum::choose(&f, &m, operands, rep);
+        (tagged, binary) = (c.tagged, c.binary);
+        cksum = Some(c.alg);
+        (c.algs, c.alg.specified)
+    } else if p.has(Group::Sum) {
+        let alg = if f.sysv {
+            Algorithm::SumSysv
+        } else {
+            Algorithm::SumBsd
+        };
+        (vec![alg], false)
+    } else {
+        let (algs, algs_given) = algorithms(p, &m, mode, rep);
+        check_combinations(&f, mode, algs_given, files_from.is_some(), rep);
+        (algs, algs_given)
+    };
+    let s3_algs = match (mode, last_value(&m, "algorithm")) {
+        (Some((_, Mode::S3(_))), Some(v)) => s3_algorithms(&v, rep),
+        (Some((_, Mode::S3(_))), None) => vec![S3Algorithm::Crc32],
+        _ => Vec::new(),
+    };
     let mut o = Options {
         personality: p,
         action: match (mode, f.check) {
@@ -48,9 +74,11 @@ pub fn parse(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -
             (None, false) => Action::Hash,
         },
         style: LineStyle {
-            tagged: f.tag || algs.len() > 1,
-            binary: f.binary == Some(true),
+            // lanesum's base64 lines are tagged: only a tag tells `-c` what they are.
+            tagged: tagged || algs.len() > 1 || (f.base64 && cksum.is_none()),
+            binary,
             zero: f.zero,
+            base64: f.base64,
         },
         algs,
         algs_given,
@@ -81,6 +109,11 @@ pub fn parse(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -
         },
         progress: f.progress,
         threads,
+        raw: f.raw,
+        debug: f.debug,
+        operands: operands > 0,
+        cksum,
+        s3_algs,
     };
     if let Some(list) = files_from {
         let list = OsStr::from_bytes(&list);
@@ -133,11 +166,21 @@ fn build_command(p: &Personality, specs: &[&OptSpec]) -> Command {
                 .value_parser(clap::value_parser!(OsString)),
         );
     for s in specs {
-        let mut a = Arg::new(s.long).long(s.long);
+        let mut a = Arg::new(s.long);
+        if s.has_long {
+            a = a.long(s.long);
+        }
         if let Some(c) = s.short {
             a = a.short(c as char);
         }
-        a = if s.takes_arg() {
+        a = if s.optional {
+            // Present without a value: "" (the mode's default).
+            a.num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("")
+                .action(ArgAction::Append)
+                .value_parser(clap::value_parser!(OsString))
+        } else if s.takes_arg() {
             a.num_args(1)
                 .action(ArgAction::Append)
                 .allow_hyphen_values(true)
@@ -150,78 +193,6 @@ fn build_command(p: &Personality, specs: &[&OptSpec]) -> Command {
     cmd
 }
 
-/// The flags, as the last of each kind given leaves them.
-#[derive(Default)]
-struct Flags {
-    check: bool,
-    status: bool,
-    warn: bool,
-    quiet: bool,
-    /// `--binary` (Some(true)) or `--text` (Some(false)), the last given; `--tag` sets it.
-    binary: Option<bool>,
-    ignore_missing: bool,
-    strict: bool,
-    tag: bool,
-    zero: bool,
-    json: bool,
-    recursive: bool,
-    dereference: bool,
-    one_file_system: bool,
-    progress: Option<bool>,
-}
-
-impl Flags {
-    fn from_matches(m: &ArgMatches, specs: &[&OptSpec]) -> Flags {
-        let mut f = Flags::default();
-        for (_, id) in events(m, specs) {
-            match id {
-                "check" => f.check = true,
-                "status" => (f.status, f.warn, f.quiet) = (true, false, false),
-                "warn" => (f.status, f.warn, f.quiet) = (false, true, false),
-                "quiet" => (f.status, f.warn, f.quiet) = (false, false, true),
-                "binary" => f.binary = Some(true),
-                "text" => f.binary = Some(false),
-                "ignore-missing" => f.ignore_missing = true,
-                "strict" => f.strict = true,
-                "tag" => (f.tag, f.binary) = (true, Some(true)),
-                "zero" => f.zero = true,
-                "json" => f.json = true,
-                "recursive" => f.recursive = true,
-                "dereference" => f.dereference = true,
-                "one-file-system" => f.one_file_system = true,
-                "progress" => f.progress = Some(true),
-                "no-progress" => f.progress = Some(false),
-                _ => {}
-            }
-        }
-        f
-    }
-}
-
-/// Options in the order given, for the flags whose meaning depends on order.
-fn events(m: &ArgMatches, specs: &[&OptSpec]) -> Vec<(usize, &'static str)> {
-    let mut ev = Vec::new();
-    for s in specs {
-        // Count flags have a default of 0 that clap also indexes; only real uses count.
-        if m.value_source(s.long) != Some(clap::parser::ValueSource::CommandLine) {
-            continue;
-        }
-        if let Some(idx) = m.indices_of(s.long) {
-            ev.extend(idx.map(|i| (i, s.long)));
-        }
-    }
-    ev.sort();
-    ev
-}
-
-fn last_value(m: &ArgMatches, id: &str) -> Option<Vec<u8>> {
-    m.try_get_many::<OsString>(id)
-        .ok()
-        .flatten()
-        .and_then(|mut v| v.next_back())
-        .map(|v| v.as_bytes().to_vec())
-}
-
 /// The whole-input mode asked for (its option's name, and the mode): at most one, the
 /// last of its kind winning.
 fn whole_input_mode(m: &ArgMatches, rep: &mut Reporter) -> Option<(&'static str, Mode)> {
@@ -230,20 +201,35 @@ fn whole_input_mode(m: &ArgMatches, rep: &mut Reporter) -> Option<(&'static str,
         ("etag", Mode::Etag as fn(usize) -> Mode),
         ("blocks", Mode::Blocks),
         ("torrent-pieces", Mode::TorrentPieces),
+        ("s3", Mode::S3),
     ] {
-        if let Some(v) = last_value(m, long) {
-            modes.push((long, make(parse_size_arg(long, &v, rep))));
+        match last_value(m, long) {
+            // `--s3` alone: the AWS CLI's default part size.
+            Some(v) if v.is_empty() && long == "s3" => modes.push((long, make(S3_PART_SIZE))),
+            Some(v) => modes.push((long, make(parse_size_arg(long, &v, rep)))),
+            None => {}
         }
     }
     if modes.len() > 1 {
-        rep.error("--etag, --blocks and --torrent-pieces are mutually exclusive");
+        rep.error("--etag, --s3, --blocks and --torrent-pieces are mutually exclusive");
         rep.usage_error("");
     }
     modes.first().copied()
 }
 
-/// The algorithms (`-l` applied) and whether `-a` chose them.
-fn algorithms(p: &Personality, m: &ArgMatches, rep: &mut Reporter) -> (Vec<Algorithm>, bool) {
+/// `--s3`'s part size when none is given: the AWS CLI's `multipart_chunksize` default.
+const S3_PART_SIZE: usize = 8 << 20;
+
+/// The algorithms (`-l` applied) and whether `-a` chose them (`--s3` reads `-a` itself).
+fn algorithms(
+    p: &Personality,
+    m: &ArgMatches,
+    mode: Option<(&str, Mode)>,
+    rep: &mut Reporter,
+) -> (Vec<Algorithm>, bool) {
+    if let Some((_, Mode::S3(_))) = mode {
+        return (vec![Algorithm::Md5], last_value(m, "algorithm").is_some());
+    }
     let (mut algs, given) = match p.algorithm {
         Some(a) => (vec![a], false),
         None => match last_value(m, "algorithm") {
@@ -292,20 +278,7 @@ fn check_combinations(
             "the --binary and --text options are meaningless when verifying checksums",
         );
     }
-    for (set, name) in [
-        (f.ignore_missing, "--ignore-missing"),
-        (f.status, "--status"),
-        (f.warn, "--warn"),
-        (f.quiet, "--quiet"),
-        (f.strict, "--strict"),
-    ] {
-        if set && !f.check {
-            fail(
-                rep,
-                &format!("the {name} option is meaningful only when verifying checksums"),
-            );
-        }
-    }
+    check_only_flags(f, rep);
     if f.json && f.check {
         fail(
             rep,
@@ -322,7 +295,7 @@ fn check_combinations(
                 &format!("the --{long} option is meaningless with --check or --json"),
             );
         }
-        if long != "blocks" && (algs_given || f.tag) {
+        if long != "blocks" && (f.tag || (algs_given && long != "s3")) {
             fail(
                 rep,
                 &format!("--{long} has a fixed format: no --algorithm or --tag"),

@@ -6,8 +6,8 @@ use std::os::unix::ffi::OsStrExt;
 
 use super::help::{help_text, version_text};
 use super::table::OptSpec;
-use super::values::{parse_algorithms, parse_length, parse_size_arg};
-use crate::personality::Personality;
+use super::values::{cksum_algorithm, parse_algorithms, parse_length, parse_size_arg};
+use crate::personality::{Group, Personality};
 use crate::quote::quote;
 use crate::report::Reporter;
 
@@ -35,7 +35,11 @@ pub fn scan(
                 None => (body, None),
             };
             let spec = long_option(specs, a, name, rep);
-            if spec.takes_arg() {
+            if spec.optional {
+                if let Some(v) = value {
+                    check_value(p, spec, v, rep);
+                }
+            } else if spec.takes_arg() {
                 let val = match value {
                     Some(v) => v.to_vec(),
                     None => {
@@ -49,7 +53,7 @@ pub fn scan(
                         args[i - 1].as_bytes().to_vec()
                     }
                 };
-                check_value(spec, &val, rep);
+                check_value(p, spec, &val, rep);
             } else {
                 if value.is_some() {
                     rep.usage_error(&format!(
@@ -81,7 +85,7 @@ pub fn scan(
                     } else {
                         rep.usage_error(&format!("option requires an argument -- '{}'", c as char));
                     };
-                    check_value(spec, &val, rep);
+                    check_value(p, spec, &val, rep);
                     break;
                 }
             }
@@ -100,6 +104,7 @@ fn long_option<'a>(
     name: &[u8],
     rep: &mut Reporter,
 ) -> &'a OptSpec {
+    let specs: Vec<&OptSpec> = specs.iter().copied().filter(|s| s.has_long).collect();
     if let Some(s) = specs.iter().find(|s| s.long.as_bytes() == name) {
         return s;
     }
@@ -138,7 +143,20 @@ fn act_on_flag(p: &Personality, long: &str, specs: &[&OptSpec], rep: &mut Report
 }
 
 /// Argument errors getopt's caller reports as soon as it sees the option.
-fn check_value(spec: &OptSpec, val: &[u8], rep: &mut Reporter) {
+fn check_value(p: &Personality, spec: &OptSpec, val: &[u8], rep: &mut Reporter) {
+    if p.has(Group::Cksum) {
+        // cksum checks a length's value only once every option is read.
+        match spec.long {
+            "length" => {
+                parse_length(val, rep);
+            }
+            "algorithm" => {
+                cksum_algorithm(val, rep);
+            }
+            _ => {}
+        }
+        return;
+    }
     match spec.long {
         // A bad number is fatal inside parse_length.
         "length" if !parse_length(val, rep).is_multiple_of(8) => {
@@ -148,7 +166,7 @@ fn check_value(spec: &OptSpec, val: &[u8], rep: &mut Reporter) {
         "algorithm" => {
             parse_algorithms(val, rep);
         }
-        "etag" | "blocks" | "torrent-pieces" => {
+        "etag" | "blocks" | "torrent-pieces" | "s3" => {
             parse_size_arg(spec.long, val, rep);
         }
         _ => {}

@@ -9,7 +9,14 @@ fn left_column(o: &OptSpec) -> String {
         Some(c) => format!("-{}, ", c as char),
         None => "    ".to_string(),
     };
-    let arg = o.arg.map(|a| format!("={a}")).unwrap_or_default();
+    let arg = match o.arg {
+        Some(a) if o.optional => format!("[={a}]"),
+        Some(a) => format!("={a}"),
+        None => String::new(),
+    };
+    if !o.has_long {
+        return format!("-{}", o.short.map_or('?', char::from));
+    }
     format!("{short}--{}{arg}", o.long)
 }
 
@@ -58,6 +65,8 @@ mod tests {
                         .find(|l| {
                             l.contains(&format!("--{} ", o.long))
                                 || l.contains(&format!("--{}=", o.long))
+                                || l.contains(&format!("--{}[=", o.long))
+                                || l.contains(&format!("  {}  ", left_column(o)))
                         })
                         .expect("a line per option");
                     assert!(line.ends_with(o.help), "{line}");

@@ -11,9 +11,11 @@
 //! personality it found and dispatches on them.
 
 mod b3sum;
+mod cksum;
 mod coreutils;
 mod env;
 mod getopt;
+mod given;
 mod help;
 mod speed;
 mod table;

@@ -97,7 +97,23 @@ pub fn parse(args: Vec<OsString>, rep: &mut Reporter) -> Result<SpeedOptions, i3
     };
     let algs: Vec<Algorithm> = match m.get_one::<String>("algorithm") {
         None => [
-            "md5", "sha1", "sha256", "sha512", "blake2b", "blake2s", "blake3",
+            "md5",
+            "sha1",
+            "sha256",
+            "sha512",
+            "blake2b",
+            "blake2s",
+            "blake3",
+            "sha3-256",
+            "sha3-512",
+            "shake128",
+            "sm3",
+            "crc32",
+            "crc32c",
+            "crc64nvme",
+            "xxh64",
+            "xxh3",
+            "xxh128",
         ]
         .iter()
         .map(|s| s.parse().unwrap())

@@ -6,10 +6,17 @@ use crate::personality::{Group, Personality};
 /// One option as getopt knows it.
 #[derive(Debug)]
 pub struct OptSpec {
+    /// The long name, also the option's id (for a short-only option, a name never
+    /// accepted as `--long`: see `has_long`).
     pub long: &'static str,
+    /// Whether `--long` exists (sum's `-r` has no long form).
+    pub has_long: bool,
     pub short: Option<u8>,
     /// The argument's name in `--help` (`--exclude=GLOB`); `None`: a flag.
     pub arg: Option<&'static str>,
+    /// The argument may be left out; given, it is attached (`--s3=8M`), as getopt's
+    /// `optional_argument`.
+    pub optional: bool,
     pub help: &'static str,
     pub group: Group,
 }
@@ -23,10 +30,20 @@ impl OptSpec {
 const fn flag(long: &'static str, short: Option<u8>, group: Group, help: &'static str) -> OptSpec {
     OptSpec {
         long,
+        has_long: true,
         short,
         arg: None,
+        optional: false,
         help,
         group,
+    }
+}
+
+/// A flag with no long form, `id` naming it inside the parser only.
+const fn short_only(id: &'static str, short: u8, group: Group, help: &'static str) -> OptSpec {
+    OptSpec {
+        has_long: false,
+        ..flag(id, Some(short), group, help)
     }
 }
 
@@ -39,10 +56,25 @@ const fn with_arg(
 ) -> OptSpec {
     OptSpec {
         long,
+        has_long: true,
         short,
         arg: Some(arg),
+        optional: false,
         help,
         group,
+    }
+}
+
+/// A long option whose argument may be left out.
+const fn with_optional_arg(
+    long: &'static str,
+    arg: &'static str,
+    group: Group,
+    help: &'static str,
+) -> OptSpec {
+    OptSpec {
+        optional: true,
+        ..with_arg(long, None, arg, group, help)
     }
 }
 
@@ -111,6 +143,37 @@ static TABLE: &[OptSpec] = &[
         Group::Common,
         "end lines with NUL, not newline, and don't escape names",
     ),
+    with_arg(
+        "algorithm",
+        Some(b'a'),
+        "TYPE",
+        Group::Cksum,
+        "select the digest type (see DIGEST below; default crc)",
+    ),
+    flag(
+        "base64",
+        None,
+        Group::Base64,
+        "emit base64-encoded digests, not hex (lanesum: tagged lines)",
+    ),
+    flag(
+        "debug",
+        None,
+        Group::Cksum,
+        "indicate which implementation is used",
+    ),
+    flag(
+        "raw",
+        None,
+        Group::Cksum,
+        "emit a raw binary digest (one FILE only)",
+    ),
+    flag(
+        "untagged",
+        None,
+        Group::Cksum,
+        "write reversed-style lines, without the digest type",
+    ),
     flag(
         "json",
         None,
@@ -123,6 +186,12 @@ static TABLE: &[OptSpec] = &[
         "SIZE",
         Group::WholeInput,
         "print each file's S3 multipart ETag for parts of SIZE bytes",
+    ),
+    with_optional_arg(
+        "s3",
+        "SIZE",
+        Group::WholeInput,
+        "print S3's checksums (-a crc32,crc32c,crc64nvme,sha1,sha256) after an upload in parts of SIZE (default 8M)",
     ),
     with_arg(
         "blocks",
@@ -207,16 +276,37 @@ static TABLE: &[OptSpec] = &[
         Group::Common,
         "mark lines with ' ' (text mode, the default)",
     ),
-    flag("help", None, Group::Common, "display this help and exit"),
+    short_only(
+        "bsd",
+        b'r',
+        Group::Sum,
+        "use the BSD sum algorithm (the default), 1K blocks",
+    ),
+    flag(
+        "sysv",
+        Some(b's'),
+        Group::Sum,
+        "use the System V sum algorithm, 512-byte blocks",
+    ),
+    flag("help", None, Group::Help, "display this help and exit"),
     flag(
         "version",
         None,
-        Group::Common,
+        Group::Help,
         "output version information and exit",
     ),
 ];
 
-/// The options of personality `p`, in the table's order.
+/// The options of personality `p`, in the table's order. cksum's `-a` (GNU's names,
+/// one algorithm) replaces lanesum's (`Group::Algorithm`); every tool with options has
+/// `--help` and `--version`.
 pub fn specs(p: &Personality) -> Vec<&'static OptSpec> {
-    TABLE.iter().filter(|s| p.has(s.group)).collect()
+    TABLE
+        .iter()
+        .filter(|s| match s.group {
+            Group::Help => !p.groups.is_empty(),
+            Group::Base64 => p.has(Group::Base64) || p.has(Group::Cksum),
+            g => p.has(g),
+        })
+        .collect()
 }

@@ -1,8 +1,10 @@
 //! Option arguments of the coreutils-style tools, read with coreutils' rules and refused
 //! with their exact diagnostics (which end the run).
 
+use lanesum::modes::S3Algorithm;
 use lanesum::Algorithm;
 
+use crate::cksum_names::CkAlg;
 use crate::options::BLAKE3_MAX_BYTES;
 use crate::personality::Personality;
 use crate::quote::quote;
@@ -108,6 +110,38 @@ pub fn parse_algorithms(val: &[u8], rep: &mut Reporter) -> Vec<Algorithm> {
     out
 }
 
+/// cksum's `-a TYPE`: GNU's names exactly, or one of lanesum's; refused as GNU's
+/// XARGMATCH_EXACT does, listing GNU's names.
+pub fn cksum_algorithm(val: &[u8], rep: &mut Reporter) -> CkAlg {
+    let text = String::from_utf8_lossy(val);
+    if let Some(a) = CkAlg::from_arg(&text) {
+        return a;
+    }
+    let mut msg = format!(
+        "invalid argument {} for {}\nValid arguments are:",
+        quote(val, rep.utf8),
+        quote("--algorithm", rep.utf8)
+    );
+    for name in CkAlg::gnu_names() {
+        msg.push_str(&format!("\n  - {}", quote(name, rep.utf8)));
+    }
+    rep.usage_error(&msg)
+}
+
+/// `--s3`'s algorithms (`-a crc32,crc64nvme`): S3's names, any case; duplicates dropped.
+pub fn s3_algorithms(val: &[u8], rep: &mut Reporter) -> Vec<S3Algorithm> {
+    let text = String::from_utf8_lossy(val);
+    let mut out = Vec::new();
+    for word in text.split(',') {
+        match word.parse::<S3Algorithm>() {
+            Ok(a) if !out.contains(&a) => out.push(a),
+            Ok(_) => {}
+            Err(e) => rep.usage_error(&e),
+        }
+    }
+    out
+}
+
 /// Apply `-l BITS` as b2sum does: 0 means the default, then multiple-of-8 and maximum
 /// checks with b2sum's messages. lanesum also refuses `-l` with fixed-length algorithms.
 pub fn apply_length(
@@ -129,11 +163,18 @@ pub fn apply_length(
             Algorithm::Blake2bp(_) => ("BLAKE2bp", 512),
             Algorithm::Blake2sp(_) => ("BLAKE2sp", 256),
             Algorithm::Blake3(_) => ("BLAKE3", BLAKE3_MAX_BYTES as u64 * 8),
+            Algorithm::Shake128(_) => ("SHAKE128", BLAKE3_MAX_BYTES as u64 * 8),
+            Algorithm::Shake256(_) => ("SHAKE256", BLAKE3_MAX_BYTES as u64 * 8),
+            // 224, 256, 384 or 512: `with_bits` refuses the rest.
+            Algorithm::Sha3_224
+            | Algorithm::Sha3_256
+            | Algorithm::Sha3_384
+            | Algorithm::Sha3_512 => ("SHA3", 512),
             _ => {
                 // Only `-a` can choose a fixed-length algorithm.
                 debug_assert!(p.algorithm.is_none(), "{}", p.name);
                 rep.fatal(
-                    "--length is only supported with blake2b, blake2s, blake2bp, blake2sp and blake3",
+                    "--length is only supported with blake2b, blake2s, blake2bp, blake2sp, blake3, sha3 and shake",
                 );
             }
         };

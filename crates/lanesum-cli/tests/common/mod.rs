@@ -132,3 +132,9 @@ pub fn md5(data: &[u8]) -> String {
 pub fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i % 251) as u8).collect()
 }
+
+pub fn md5_bytes(data: &[u8]) -> Vec<u8> {
+    lanesum::hash(lanesum::Algorithm::Md5, data)
+        .as_bytes()
+        .to_vec()
+}

@@ -1,7 +1,8 @@
 //! `hash_many`: many whole messages at once, for every algorithm.
 //!
 //! The Merkle-Damgård algorithms go through the SIMD lanes (`lanes`); BLAKE3's short
-//! messages through its own lanes (`blake3::many`); the others one at a time.
+//! messages through its own lanes (`blake3::many`), SHA-3 and SHAKE through theirs
+//! (`sha3`); the others one at a time.
 
 mod lanes;
 mod spread;
@@ -81,6 +82,12 @@ pub(crate) fn kernel_infos(alg: Algorithm, level: Features) -> Vec<KernelInfo> {
         name: "x1",
         lanes: 1,
     }];
+    if crate::sha3::Params::of(alg).is_some() {
+        v.push(KernelInfo {
+            name: crate::sha3::lanes_name(level),
+            lanes: 4,
+        });
+    }
     if let Algorithm::Blake3(_) = alg {
         // Chunks of different small messages share SIMD lanes (blake3/many.rs).
         v.push(KernelInfo {
@@ -101,6 +108,9 @@ pub(crate) fn run<M: AsRef<[u8]>>(
 ) -> Option<Vec<Digest>> {
     if families::lookup(alg).is_some() {
         return hash_md(alg, msgs, level, forced);
+    }
+    if let Some(p) = crate::sha3::Params::of(alg) {
+        return crate::sha3::hash_many(alg, p, msgs, level, forced);
     }
     let hash_each = || {
         msgs.iter()

@@ -11,6 +11,7 @@
 //! | [`blake2bp`], [`blake2sp`] | BLAKE2bp / BLAKE2sp (RFC 7693 family, 4-way / 8-way parallel) |
 //! | [`blocks`] | the digest of every fixed-size block |
 //! | [`s3_etag`], [`s3_etag_of_parts`], [`s3_etag_of_part_md5s`] | Amazon S3 multipart-upload ETag |
+//! | [`s3_checksum`], [`s3_checksum_of_parts`], [`s3_part_checksums`] | Amazon S3 CRC32/CRC32C/CRC64NVME/SHA checksums, full-object and composite |
 //! | [`torrent_v1_pieces`], [`torrent_v2_pieces_root`] | BitTorrent v1 piece hashes, BEP 52 pieces root |
 
 mod blake2p;
@@ -20,6 +21,7 @@ pub(crate) mod md5p8;
 #[cfg(target_arch = "x86_64")]
 mod md5p8_avx512;
 mod s3;
+mod s3_checksum;
 mod torrent;
 
 pub use blake2p::{blake2bp, blake2sp};
@@ -27,6 +29,9 @@ pub use blocks::blocks;
 pub use btv2::{torrent_v2_pieces_root, BTV2_BLOCK};
 pub use md5p8::md5p8;
 pub use s3::{s3_etag, s3_etag_of_part_md5s, s3_etag_of_parts};
+pub use s3_checksum::{
+    s3_checksum, s3_checksum_of_parts, s3_part_checksums, S3Algorithm, S3ChecksumType,
+};
 pub use torrent::torrent_v1_pieces;
 
 /// Shared by the modes' tests: the vector folder and a deterministic random input.

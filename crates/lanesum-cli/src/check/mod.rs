@@ -30,11 +30,16 @@ use std::os::unix::ffi::OsStrExt;
 use lanesum::Algorithm;
 use lanesum_files::{hash_inputs, open_operand, Hashed, Input};
 
+mod cksum;
+mod syntax;
+
 use crate::options::{Options, BLAKE3_MAX_BYTES};
 use crate::output;
 use crate::personality::CheckLines;
 use crate::quote::quotef;
 use crate::report::{strerror, Reporter};
+pub use syntax::Entry;
+use syntax::{all_hex, at, bsd_tail, is_white, line_start, strtoumax0, untagged_name};
 
 /// How lines map to algorithms for the current personality.
 #[derive(Clone, Debug)]
@@ -45,6 +50,8 @@ pub enum Dialect {
     Blake2b,
     /// lanesum: any known tag; untagged lines by `-a` or by length.
     Multi(Option<Vec<Algorithm>>),
+    /// cksum: see `cksum`.
+    Cksum(cksum::State),
 }
 
 impl Dialect {
@@ -53,6 +60,10 @@ impl Dialect {
             CheckLines::Blake2b => Dialect::Blake2b,
             CheckLines::Any => Dialect::Multi(opts.algs_given.then(|| opts.algs.clone())),
             CheckLines::Own => Dialect::Fixed(opts.algs[0]),
+            CheckLines::Cksum => {
+                let c = opts.cksum.expect("cksum's options carry its algorithm");
+                Dialect::Cksum(cksum::State::new(c.alg, c.specified))
+            }
         }
     }
 
@@ -63,96 +74,9 @@ impl Dialect {
             Dialect::Blake2b => "BLAKE2b".into(),
             Dialect::Multi(Some(v)) if v.len() == 1 => v[0].family_default().tag(),
             Dialect::Multi(_) => String::new(),
+            Dialect::Cksum(st) => st.type_word(),
         }
     }
-}
-
-/// One properly formatted line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub alg: Algorithm,
-    /// The expected digest as written (hex, either case).
-    pub hex: Vec<u8>,
-    /// The file name, unescaped.
-    pub name: Vec<u8>,
-}
-
-fn is_white(b: u8) -> bool {
-    b == b' ' || b == b'\t'
-}
-
-/// Byte at `i`, or NUL past the end (the C code reads the terminator there).
-fn at(s: &[u8], i: usize) -> u8 {
-    s.get(i).copied().unwrap_or(0)
-}
-
-/// An escaped name undone ([`output::unescape_name`]); `None` if it holds a NUL too.
-fn unescape(s: &[u8]) -> Option<Vec<u8>> {
-    output::unescape_name(s).filter(|name| !name.contains(&0))
-}
-
-/// An unescaped name is a C string in coreutils: it ends at the first NUL.
-fn c_string(s: &[u8]) -> Vec<u8> {
-    let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
-    s[..end].to_vec()
-}
-
-fn all_hex(s: &[u8]) -> bool {
-    s.iter().all(u8::is_ascii_hexdigit)
-}
-
-/// The part after `TAG (`: `name) = hex`, name up to the last `)`.
-fn bsd_tail(s: &[u8], escaped: bool, hex_len: usize) -> Option<(Vec<u8>, Vec<u8>)> {
-    let close = s.iter().rposition(|&b| b == b')')?;
-    let name = if escaped {
-        unescape(&s[..close])?
-    } else {
-        c_string(&s[..close])
-    };
-    let mut i = close + 1;
-    while is_white(at(s, i)) {
-        i += 1;
-    }
-    if at(s, i) != b'=' {
-        return None;
-    }
-    i += 1;
-    while is_white(at(s, i)) {
-        i += 1;
-    }
-    let hex = &s[i.min(s.len())..];
-    (hex.len() == hex_len && all_hex(hex)).then(|| (name, hex.to_vec()))
-}
-
-/// C's strtoumax(s, &end, 0) as xstrtoumax uses it: `None` unless a number was read
-/// without overflow or a minus sign. Returns the value and the bytes consumed.
-fn strtoumax0(s: &[u8]) -> Option<(u64, usize)> {
-    let mut i = 0;
-    while matches!(at(s, i), b' ' | b'\t'..=b'\r') {
-        i += 1;
-    }
-    match at(s, i) {
-        b'-' => return None,
-        b'+' => i += 1,
-        _ => {}
-    }
-    let (radix, start) = if at(s, i) == b'0'
-        && matches!(at(s, i + 1), b'x' | b'X')
-        && at(s, i + 2).is_ascii_hexdigit()
-    {
-        (16, i + 2)
-    } else if at(s, i) == b'0' {
-        (8, i)
-    } else {
-        (10, i)
-    };
-    let mut j = start;
-    let mut v: u64 = 0;
-    while let Some(d) = (at(s, j) as char).to_digit(radix) {
-        v = v.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
-        j += 1;
-    }
-    (j > start).then_some((v, j))
 }
 
 /// The algorithm lanesum assumes for an untagged digest of `hex_len` digits.
@@ -177,6 +101,12 @@ fn untagged_algorithm(allowed: &Option<Vec<Algorithm>>, hex_len: usize) -> Optio
                     Algorithm::Blake3(_) if bytes <= BLAKE3_MAX_BYTES => {
                         Some(Algorithm::Blake3(bytes))
                     }
+                    Algorithm::Shake128(_) if bytes <= BLAKE3_MAX_BYTES => {
+                        Some(Algorithm::Shake128(bytes))
+                    }
+                    Algorithm::Shake256(_) if bytes <= BLAKE3_MAX_BYTES => {
+                        Some(Algorithm::Shake256(bytes))
+                    }
                     _ => None,
                 })
             }),
@@ -199,14 +129,10 @@ fn same_family(a: Algorithm, b: Algorithm) -> bool {
 /// Parse one line (LF and CR already removed). `bsd_reversed` carries the file's
 /// format decision between lines.
 pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Option<Entry> {
-    let mut i = 0;
-    while is_white(at(s, i)) {
-        i += 1;
+    if let Dialect::Cksum(st) = d {
+        return cksum::parse_line(s, st, bsd_reversed);
     }
-    let escaped = at(s, i) == b'\\';
-    if escaped {
-        i += 1;
-    }
+    let (mut i, escaped) = line_start(s);
     let rest = &s[i.min(s.len())..];
 
     // Tagged lines.
@@ -221,10 +147,11 @@ pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Opt
                 if at(s, j) != b'(' {
                     return None;
                 }
-                let (name, hex) = bsd_tail(&s[j + 1..], escaped, alg.digest_len() * 2)?;
+                let (name, hex, _) = bsd_tail(&s[j + 1..], escaped, alg.digest_len() * 2, false)?;
                 return Some(Entry {
                     alg: *alg,
                     hex,
+                    base64: false,
                     name,
                 });
             }
@@ -256,10 +183,16 @@ pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Opt
                     return None;
                 }
                 let alg = Algorithm::Blake2b((bits / 8) as u8);
-                let (name, hex) = bsd_tail(&s[j + 1..], escaped, alg.digest_len() * 2)?;
-                return Some(Entry { alg, hex, name });
+                let (name, hex, _) = bsd_tail(&s[j + 1..], escaped, alg.digest_len() * 2, false)?;
+                return Some(Entry {
+                    alg,
+                    hex,
+                    base64: false,
+                    name,
+                });
             }
         }
+        Dialect::Cksum(_) => {}
         Dialect::Multi(allowed) => {
             let tok_len = rest
                 .iter()
@@ -280,8 +213,15 @@ pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Opt
                 if at(s, j) != b'(' {
                     return None;
                 }
-                let (name, hex) = bsd_tail(&s[j + 1..], escaped, alg.digest_len() * 2)?;
-                return Some(Entry { alg, hex, name });
+                // lanesum's tagged lines may carry base64 digests (`--base64`).
+                let (name, hex, base64) =
+                    bsd_tail(&s[j + 1..], escaped, alg.digest_len() * 2, true)?;
+                return Some(Entry {
+                    alg,
+                    hex,
+                    base64,
+                    name,
+                });
             }
         }
     }
@@ -313,7 +253,7 @@ pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Opt
         return None;
     }
     let hex = &s[start..i];
-    i += 1;
+    let i = i + 1;
     if !all_hex(hex) {
         return None;
     }
@@ -322,26 +262,13 @@ pub fn parse_line(s: &[u8], d: &Dialect, bsd_reversed: &mut Option<bool>) -> Opt
         Dialect::Fixed(_) => return None,
         Dialect::Blake2b => Algorithm::Blake2b((hex.len() / 2) as u8),
         Dialect::Multi(allowed) => untagged_algorithm(allowed, hex.len())?,
+        Dialect::Cksum(_) => unreachable!("cksum lines are read by check::cksum"),
     };
-    let sep = at(s, i);
-    if s.len() - i == 1 || (sep != b' ' && sep != b'*') {
-        if *bsd_reversed == Some(false) {
-            return None;
-        }
-        *bsd_reversed = Some(true);
-    } else if *bsd_reversed != Some(true) {
-        *bsd_reversed = Some(false);
-        i += 1;
-    }
-    let raw = &s[i.min(s.len())..];
-    let name = if escaped {
-        unescape(raw)?
-    } else {
-        c_string(raw)
-    };
+    let name = untagged_name(s, i, escaped, bsd_reversed)?;
     Some(Entry {
         alg,
         hex: hex.to_vec(),
+        base64: false,
         name,
     })
 }
@@ -431,18 +358,18 @@ fn check_one(file: &[u8], d: &Dialect, opts: &Options, rep: &mut Reporter) -> bo
                 if !group.is_empty() {
                     window.push(Pending::Group(std::mem::take(&mut group)));
                 }
-                window.push(Pending::Misformatted(line_no));
+                window.push(Pending::Misformatted(line_no, d.type_word()));
             }
         }
         // A listed `-` reads stdin, which may be a terminal: verify what came before first.
         if window.len() >= WINDOW_LINES || group.first().is_some_and(|g| g.name == b"-") {
-            verify_window(&mut window, &shown, d, opts, &mut t, rep);
+            verify_window(&mut window, &shown, opts, &mut t, rep);
         }
     }
     if !group.is_empty() {
         window.push(Pending::Group(group));
     }
-    verify_window(&mut window, &shown, d, opts, &mut t, rep);
+    verify_window(&mut window, &shown, opts, &mut t, rep);
     if read_failed {
         rep.error(&format!("{}: read error", quotef(&shown, rep.utf8)));
         return false;
@@ -507,8 +434,9 @@ const WINDOW_LINES: usize = 32768;
 enum Pending {
     /// Consecutive lines naming one file.
     Group(Vec<Entry>),
-    /// An improperly formatted line, by line number.
-    Misformatted(u64),
+    /// An improperly formatted line, by line number, with the algorithm its warning names
+    /// (cksum's depends on the lines before it).
+    Misformatted(u64, String),
 }
 
 /// Hash every file of the window (each once, under all its lines' algorithms; files that
@@ -517,7 +445,6 @@ enum Pending {
 fn verify_window(
     window: &mut Vec<Pending>,
     shown: &[u8],
-    d: &Dialect,
     opts: &Options,
     t: &mut Tally,
     rep: &mut Reporter,
@@ -536,7 +463,7 @@ fn verify_window(
         .iter()
         .map(|p| match p {
             Pending::Group(g) => Some(group_algs(g)),
-            Pending::Misformatted(_) => None,
+            Pending::Misformatted(..) => None,
         })
         .collect();
     let mut results: Vec<Option<io::Result<Hashed>>> = (0..window.len()).map(|_| None).collect();
@@ -557,7 +484,7 @@ fn verify_window(
                 Pending::Group(g) => {
                     Input::Path(std::ffi::OsStr::from_bytes(&g[0].name).to_os_string())
                 }
-                Pending::Misformatted(_) => unreachable!("only groups are members"),
+                Pending::Misformatted(..) => unreachable!("only groups are members"),
             })
             .collect();
         for (&i, r) in members.iter().zip(hash_inputs(&inputs, algs, &opts.input)) {
@@ -566,10 +493,9 @@ fn verify_window(
     }
     for ((p, result), algs) in window.drain(..).zip(results).zip(&algs_at) {
         match p {
-            Pending::Misformatted(line_no) => {
+            Pending::Misformatted(line_no, word) => {
                 t.misformatted += 1;
                 if opts.warn {
-                    let word = d.type_word();
                     let sp = if word.is_empty() { "" } else { " " };
                     rep.error(&format!(
                         "{}: {line_no}: improperly formatted {word}{sp}checksum line",
@@ -596,6 +522,8 @@ fn report_group(
     rep: &mut Reporter,
 ) {
     let mut out = Vec::new();
+    // cksum escapes check results as coreutils 9.9 does (any `\`, CR or LF).
+    let escape_all = opts.personality.check_lines == CheckLines::Cksum;
     for e in group {
         out.clear();
         match result {
@@ -605,20 +533,25 @@ fn report_group(
                 let q = quotef(&e.name, rep.utf8);
                 rep.error(&format!("{q}: {}", strerror(err)));
                 if !opts.status {
-                    output::push_check_name(&mut out, &e.name);
+                    output::push_check_name_as(&mut out, &e.name, escape_all);
                     out.extend_from_slice(b": FAILED open or read\n");
                 }
             }
             Ok(h) => {
                 let pos = algs.iter().position(|&a| a == e.alg).unwrap_or(0);
-                let good = h.digests[pos].to_hex().as_bytes() == e.hex.to_ascii_lowercase();
+                let d = &h.digests[pos];
+                let good = if e.base64 {
+                    d.to_base64().as_bytes() == e.hex
+                } else {
+                    d.to_hex().as_bytes() == e.hex.to_ascii_lowercase()
+                };
                 if good {
                     t.matched = true;
                 } else {
                     t.mismatched += 1;
                 }
                 if !opts.status && (!good || !opts.quiet) {
-                    output::push_check_name(&mut out, &e.name);
+                    output::push_check_name_as(&mut out, &e.name, escape_all);
                     out.extend_from_slice(if good { b": OK\n" } else { b": FAILED\n" });
                 }
             }

@@ -1,0 +1,296 @@
+//! SHA-3 and SHAKE (FIPS 202). One stream goes through the `sha3` and `shake` crates;
+//! many messages (`hash_many`) and many streams (`StreamBatch`) share SIMD lanes: the
+//! sponges are ours (`many`), the Keccak-f[1600] kernels one file per instruction set
+//! (`portable`, `x86_avx2`) behind the contract in `lanes`.
+
+mod lanes;
+mod many;
+mod portable;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2;
+
+use sha3::digest::{Digest as _, ExtendableOutput, Update};
+
+use crate::isa::Features;
+use crate::{Algorithm, Digest};
+use lanes::KeccakLanes;
+pub(crate) use many::Params;
+
+/// Name of the lanes path at `level`, as `lanesum speed` lists it.
+pub(crate) fn lanes_name(level: Features) -> &'static str {
+    match avx2(level) {
+        Some(_) => "avx2x4",
+        None => "portable-x4",
+    }
+}
+
+/// The AVX2 kernel, where `level` has AVX2.
+fn avx2(level: Features) -> Option<KeccakLanes<4>> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = level.avx2() {
+        return Some(x86_avx2::kernel(t));
+    }
+    let _ = level;
+    None
+}
+
+/// The digests of `msgs` under SHA-3 or SHAKE `p`, on the path named `forced` (`x1`: the
+/// crates one message at a time; the lanes path), or the best one: the lanes wherever
+/// there is a kernel faster than the crates (AVX2) and two messages or more to fill
+/// them. `None` for an unknown path.
+pub(crate) fn hash_many<M: AsRef<[u8]>>(
+    alg: Algorithm,
+    p: Params,
+    msgs: &[M],
+    level: Features,
+    forced: Option<&str>,
+) -> Option<Vec<Digest>> {
+    let one_by_one = || {
+        msgs.iter()
+            .map(|m| crate::hasher::hash_at(alg, m.as_ref(), level))
+            .collect()
+    };
+    match forced {
+        Some("x1") => Some(one_by_one()),
+        Some(name) if name == lanes_name(level) => Some(match avx2(level) {
+            Some(k) => many::hash_many(k, p, msgs),
+            None => many::hash_many(portable::kernel::<4>(), p, msgs),
+        }),
+        Some(_) => None,
+        None => Some(match avx2(level) {
+            Some(k) if msgs.len() >= 2 => many::hash_many(k, p, msgs),
+            _ => one_by_one(),
+        }),
+    }
+}
+
+/// `n` SHA-3 or SHAKE streams side by side in lanes (a `StreamBatch`), where `level` has
+/// a lanes kernel; `None` elsewhere (one hasher per stream is faster there).
+pub(crate) struct Sponges {
+    p: Params,
+    k: KeccakLanes<4>,
+    sponges: Vec<many::Sponge>,
+}
+
+impl Sponges {
+    pub(crate) fn new(p: Params, n: usize, level: Features) -> Option<Sponges> {
+        Some(Sponges {
+            p,
+            k: avx2(level)?,
+            sponges: vec![Default::default(); n],
+        })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.sponges.len()
+    }
+
+    pub(crate) fn update(&mut self, chunks: &[&[u8]]) {
+        assert_eq!(chunks.len(), self.sponges.len(), "one chunk per stream");
+        many::absorb(self.k, self.p.rate, &mut self.sponges, chunks);
+    }
+
+    /// Stream `i`'s digest; it starts again, empty.
+    pub(crate) fn restart(&mut self, i: usize) -> Digest {
+        let d = many::finalize(self.k, self.p, &mut self.sponges[i..i + 1]);
+        self.sponges[i] = Default::default();
+        d.into_iter().next().expect("one digest")
+    }
+
+    pub(crate) fn finalize(mut self) -> Vec<Digest> {
+        many::finalize(self.k, self.p, &mut self.sponges)
+    }
+}
+
+/// One SHA-3 or SHAKE stream.
+#[derive(Clone)]
+pub(crate) enum Sha3State {
+    S224(sha3::Sha3_224),
+    S256(sha3::Sha3_256),
+    S384(sha3::Sha3_384),
+    S512(sha3::Sha3_512),
+    Shake128(shake::Shake128, usize),
+    Shake256(shake::Shake256, usize),
+}
+
+impl Sha3State {
+    /// The state of `alg`, or `None` if `alg` is not SHA-3 or SHAKE.
+    pub(crate) fn new(alg: Algorithm) -> Option<Sha3State> {
+        Some(match alg {
+            Algorithm::Sha3_224 => Sha3State::S224(Default::default()),
+            Algorithm::Sha3_256 => Sha3State::S256(Default::default()),
+            Algorithm::Sha3_384 => Sha3State::S384(Default::default()),
+            Algorithm::Sha3_512 => Sha3State::S512(Default::default()),
+            Algorithm::Shake128(n) => Sha3State::Shake128(Default::default(), n),
+            Algorithm::Shake256(n) => Sha3State::Shake256(Default::default(), n),
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn update(&mut self, data: &[u8]) {
+        match self {
+            Sha3State::S224(h) => sha3::Digest::update(h, data),
+            Sha3State::S256(h) => sha3::Digest::update(h, data),
+            Sha3State::S384(h) => sha3::Digest::update(h, data),
+            Sha3State::S512(h) => sha3::Digest::update(h, data),
+            Sha3State::Shake128(h, _) => h.update(data),
+            Sha3State::Shake256(h, _) => h.update(data),
+        }
+    }
+
+    pub(crate) fn finalize(self) -> Digest {
+        match self {
+            Sha3State::S224(h) => Digest::from_bytes(&h.finalize()),
+            Sha3State::S256(h) => Digest::from_bytes(&h.finalize()),
+            Sha3State::S384(h) => Digest::from_bytes(&h.finalize()),
+            Sha3State::S512(h) => Digest::from_bytes(&h.finalize()),
+            Sha3State::Shake128(h, n) => Digest::with_len(n, |out| h.finalize_xof_into(out)),
+            Sha3State::Shake256(h, n) => Digest::with_len(n, |out| h.finalize_xof_into(out)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Every SHA-3 and SHAKE function, SHAKE also with outputs of one byte and of more
+    /// than a rate (squeezed with extra permutations).
+    fn algorithms() -> Vec<Algorithm> {
+        vec![
+            Algorithm::Sha3_224,
+            Algorithm::Sha3_256,
+            Algorithm::Sha3_384,
+            Algorithm::Sha3_512,
+            Algorithm::Shake128(16),
+            Algorithm::Shake128(1),
+            Algorithm::Shake128(400),
+            Algorithm::Shake256(32),
+            Algorithm::Shake256(137),
+        ]
+    }
+
+    /// The `sha3` and `shake` crates' digest.
+    fn reference(alg: Algorithm, msg: &[u8]) -> Digest {
+        let mut s = Sha3State::new(alg).unwrap();
+        s.update(msg);
+        s.finalize()
+    }
+
+    /// Lengths around the first three multiples of the rate, and some random ones.
+    fn ragged(rate: usize, rng: &mut impl Rng, count: usize) -> Vec<Vec<u8>> {
+        let edges: Vec<usize> = (0..=3)
+            .flat_map(|k| [k * rate, k * rate + 1, (k * rate).saturating_sub(1)])
+            .chain([rate - 8, rate + 8, 7, 1000])
+            .collect();
+        (0..count)
+            .map(|i| {
+                let len = if i % 3 == 2 {
+                    rng.random_range(0..5 * rate)
+                } else {
+                    edges[(i * 7 + count) % edges.len()]
+                };
+                let mut m = vec![0u8; len];
+                rng.fill_bytes(&mut m);
+                m
+            })
+            .collect()
+    }
+
+    fn check<const N: usize>(k: KeccakLanes<N>, what: &str) {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(N as u64);
+        for alg in algorithms() {
+            let p = Params::of(alg).unwrap();
+            for count in (0..=2 * N + 1).chain([33]) {
+                let msgs = ragged(p.rate, &mut rng, count);
+                let got = many::hash_many(k, p, &msgs);
+                for (m, d) in msgs.iter().zip(&got) {
+                    assert_eq!(
+                        *d,
+                        reference(alg, m),
+                        "{what} {alg}: {count} msgs, len {}",
+                        m.len()
+                    );
+                }
+            }
+        }
+    }
+
+    /// The portable reference permutation at every lane count, against the crates.
+    #[test]
+    fn portable_lanes_match_the_crates() {
+        check(portable::kernel::<1>(), "portable x1");
+        check(portable::kernel::<2>(), "portable x2");
+        check(portable::kernel::<3>(), "portable x3");
+        check(portable::kernel::<4>(), "portable x4");
+        check(portable::kernel::<5>(), "portable x5");
+        check(portable::kernel::<8>(), "portable x8");
+    }
+
+    /// The AVX2 kernel (where the CPU has AVX2), against the crates.
+    #[test]
+    fn avx2_lanes_match_the_crates() {
+        if let Some(k) = avx2(crate::isa::Features::detect()) {
+            check(k, "avx2x4");
+        }
+    }
+
+    /// A single permutation of random states: AVX2 against the portable one, lane by lane.
+    #[test]
+    fn avx2_permutation_matches_portable() {
+        let Some(k) = avx2(crate::isa::Features::detect()) else {
+            return;
+        };
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let mut st = [[0u64; 4]; 25];
+        st.iter_mut().flatten().for_each(|w| *w = rng.random());
+        let block = [0u8; 200];
+        let mut want = st;
+        portable::kernel::<4>().absorb(&mut want, &[&block[..]; 4], 1, 200);
+        k.absorb(&mut st, &[&block[..]; 4], 1, 200);
+        assert_eq!(st, want);
+    }
+
+    /// Streams fed in random chunks (some empty, some inside a block, some across many)
+    /// end where one-shot hashing does, and a restarted stream starts empty.
+    #[test]
+    fn sponges_in_chunks() {
+        let Some(k) = avx2(crate::isa::Features::detect()) else {
+            return;
+        };
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        for alg in algorithms() {
+            let p = Params::of(alg).unwrap();
+            let n = 7;
+            let msgs = ragged(p.rate, &mut rng, n);
+            let mut s = Sponges {
+                p,
+                k,
+                sponges: vec![Default::default(); n],
+            };
+            let mut at = vec![0usize; n];
+            while at.iter().zip(&msgs).any(|(a, m)| *a < m.len()) {
+                let chunks: Vec<&[u8]> = (0..n)
+                    .map(|i| {
+                        let take = rng.random_range(0..=2 * p.rate).min(msgs[i].len() - at[i]);
+                        let c = &msgs[i][at[i]..at[i] + take];
+                        at[i] += take;
+                        c
+                    })
+                    .collect();
+                s.update(&chunks);
+            }
+            assert_eq!(s.restart(3), reference(alg, &msgs[3]), "{alg} restart");
+            let got = s.finalize();
+            for (i, (m, d)) in msgs.iter().zip(&got).enumerate() {
+                let want = if i == 3 {
+                    reference(alg, b"")
+                } else {
+                    reference(alg, m)
+                };
+                assert_eq!(*d, want, "{alg} stream {i}");
+            }
+        }
+    }
+}
