@@ -34,6 +34,8 @@
 //! algorithm is a plain [`Hasher`](crate::Hasher). [`MultiHasher`] computes several
 //! algorithms of one stream in one pass.
 
+#[cfg(feature = "rayon")]
+mod background;
 mod half;
 mod lane_hasher;
 mod multi;

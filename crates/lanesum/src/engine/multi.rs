@@ -9,6 +9,8 @@ use std::sync::Arc;
 #[cfg(feature = "bytes")]
 use bytes::Bytes;
 
+#[cfg(feature = "rayon")]
+use super::background::{Background, IN_FLIGHT};
 use super::half::SharedHalf;
 use super::lane_hasher::{Engine, LaneHasher};
 use super::stream::STAGE;
@@ -34,9 +36,9 @@ const PAR_BATCH: usize = if cfg!(test) { 256 << 10 } else { 4 << 20 };
 /// When its stream is the only one writing on the engine, writes are gathered (up to
 /// 4 MiB) and the algorithms run concurrently on rayon's threads (the costliest first, each
 /// thread taking the next as it finishes), so the time approaches that of the slowest
-/// algorithm. That batch is hashed in the background while the caller gathers the next
-/// one: reading the stream (a pipe, a socket) overlaps the hashing instead of leaving the
-/// cores idle between batches. When other streams are writing too, every core is busy anyway: the
+/// algorithm. Batches are hashed in the background, each algorithm taking them in order at
+/// its own pace, while the caller gathers the next ones: reading the stream (a pipe, a
+/// socket) overlaps the hashing instead of leaving the cores idle between batches. When other streams are writing too, every core is busy anyway: the
 /// algorithms run one after the other on the caller's thread and share each family's
 /// lanes with the other streams; writes are then gathered into halves of whole blocks that
 /// every algorithm's stream takes as it is, so the data is copied once, not once per
@@ -68,20 +70,10 @@ pub struct MultiHasher {
     fed: u64,
     /// Halves handed to the streams earlier, reused once they let go of them.
     spare: Vec<SharedHalf>,
-    /// A gathered batch being hashed on rayon's threads: `hashers` is empty meanwhile.
+    /// The streams while gathered batches are hashed on rayon's threads (`hashers` is
+    /// empty meanwhile).
     #[cfg(feature = "rayon")]
     background: Option<Background>,
-}
-
-/// The streams and the batch they are hashing in the background, handed back when done
-/// (or the panic that stopped them).
-#[cfg(feature = "rayon")]
-type Handback = std::thread::Result<(Vec<LaneHasher>, SharedHalf)>;
-
-/// A batch in flight: where its streams come back.
-#[cfg(feature = "rayon")]
-struct Background {
-    done: std::sync::mpsc::Receiver<Handback>,
 }
 
 /// Halves a MultiHasher keeps for reuse: each stream holds at most two, the one being
@@ -268,43 +260,31 @@ impl MultiHasher {
         }
     }
 
-    /// Hand the gathered batch and the streams to rayon's threads, after the batch before
-    /// it is done (so at most two batches exist: the one hashed and the one gathered).
+    /// Hand the gathered batch to the streams on rayon's threads (the streams go there
+    /// with the first batch and stay until something else needs them).
     #[cfg(feature = "rayon")]
     fn hash_in_background(&mut self) {
-        self.make_streams();
-        let mut hashers = std::mem::take(&mut self.hashers);
+        if self.background.is_none() {
+            self.make_streams();
+            self.background = Some(Background::new(std::mem::take(&mut self.hashers)));
+        }
         let next = self.unused_spare();
         let batch = std::mem::replace(&mut self.pending, next);
         self.fed += batch.len() as u64;
-        let threads = threads().min(hashers.len());
-        let (tx, done) = std::sync::mpsc::sync_channel(1);
-        rayon::spawn(move || {
-            // A panic comes back to the caller (rayon would abort on it).
-            let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                side_by_side(&mut hashers, &batch, threads);
-                (hashers, batch)
-            }));
-            // The MultiHasher may be gone (dropped mid-stream): nobody to hand back to.
-            let _ = tx.send(res);
-        });
-        self.background = Some(Background { done });
+        if let Some(bg) = &self.background {
+            bg.push(&batch);
+        }
+        // Reused once every algorithm has hashed it.
+        if self.spare.len() < SPARES + IN_FLIGHT {
+            self.spare.push(batch);
+        }
     }
 
-    /// Wait for the batch in the background, if any, and take its streams back.
+    /// Take the streams back from the background, once every batch there is hashed.
     fn settle(&mut self) {
         #[cfg(feature = "rayon")]
         if let Some(bg) = self.background.take() {
-            match bg.done.recv() {
-                Ok(Ok((hashers, batch))) => {
-                    self.hashers = hashers;
-                    if Arc::strong_count(&batch) == 1 && self.spare.len() < SPARES {
-                        self.spare.push(batch);
-                    }
-                }
-                Ok(Err(panic)) => std::panic::resume_unwind(panic),
-                Err(_) => unreachable!("the background batch always sends its result"),
-            }
+            self.hashers = bg.finish();
         }
     }
 
