@@ -228,6 +228,28 @@ mod tests {
         check(portable::kernel::<8>(), "portable x8");
     }
 
+    /// Equal and nearly equal messages, more than the lanes: the wrap-around plan, where
+    /// messages move between lanes.
+    #[test]
+    fn wrap_around_plans() {
+        for alg in [Algorithm::Sha3_256, Algorithm::Shake128(200)] {
+            let p = Params::of(alg).unwrap();
+            for count in 5..=13 {
+                for extra in [0usize, 1, 3] {
+                    let msgs: Vec<Vec<u8>> = (0..count)
+                        .map(|i| vec![i as u8; p.rate * (7 + (i * extra) % 4) + i % 2])
+                        .collect();
+                    let want: Vec<Digest> = msgs.iter().map(|m| reference(alg, m)).collect();
+                    assert_eq!(many::hash_many(portable::kernel::<4>(), p, &msgs), want);
+                    assert_eq!(many::hash_many(portable::kernel::<3>(), p, &msgs), want);
+                    if let Some(k) = avx2(crate::isa::Features::detect()) {
+                        assert_eq!(many::hash_many(k, p, &msgs), want, "{alg} x{count}");
+                    }
+                }
+            }
+        }
+    }
+
     /// The AVX2 kernel (where the CPU has AVX2), against the crates.
     #[test]
     fn avx2_lanes_match_the_crates() {
