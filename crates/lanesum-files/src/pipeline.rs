@@ -376,7 +376,8 @@ impl<I: Iterator<Item = Job>> Iterator for Pipeline<I> {
     }
 }
 
-/// Files at least this large, hashed alone with BLAKE3 (or BitTorrent v2), are mapped.
+/// Files at least this large, hashed alone with BLAKE3, BitTorrent v2, a CRC or XXH3,
+/// are mapped.
 const MAP_MIN: u64 = 16 << 20;
 /// Bytes mapped at once: BLAKE3 splits each window over every core, and resident memory
 /// stays bounded.
@@ -386,9 +387,21 @@ const MAP_WINDOW: usize = 64 << 20;
 /// (see `mapped`; only with `may_map`); otherwise a helper thread reads while the cores
 /// hash.
 fn hash_lone(f: File, algs: &[Algorithm], may_map: bool) -> io::Result<Hashed> {
-    let parallel = algs
-        .iter()
-        .any(|a| matches!(a, Algorithm::Blake3(_) | Algorithm::Btv2));
+    // BLAKE3 spreads a map over the cores; a CRC or xxHash runs faster than read() can
+    // copy from the page cache, so a map is what keeps up with it.
+    let parallel = algs.iter().any(|a| {
+        matches!(
+            a,
+            Algorithm::Blake3(_)
+                | Algorithm::Btv2
+                | Algorithm::Crc32
+                | Algorithm::Crc32c
+                | Algorithm::Crc64Nvme
+                | Algorithm::Crc
+                | Algorithm::Xxh3
+                | Algorithm::Xxh128
+        )
+    });
     let len = f.metadata()?.len();
     if !parallel || len < MAP_MIN || !may_map {
         return hash_reader(f, algs);

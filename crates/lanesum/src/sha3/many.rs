@@ -178,7 +178,14 @@ fn squeeze(state: &mut [u64; 25], rate: usize, out: usize) -> Digest {
     })
 }
 
-/// Run `jobs` through the `N` lanes, longest first, refilling each lane when its job ends.
+/// Run `jobs` through the `N` lanes.
+///
+/// With more jobs than lanes and none longer than its share, McNaughton's wrap-around
+/// rule keeps every lane busy to the end: the jobs are laid end to end along the lanes,
+/// `span` steps each, and a job cut at a lane's end runs its first blocks at the start of
+/// the next lane and its last ones at the end of this one (never at the same time, as it
+/// is no longer than `span`). So 5 equal messages on 4 lanes take 5/4 of one message's
+/// time, not twice it. Otherwise, longest first, each lane refilled when its job ends.
 fn run<const N: usize>(
     k: KeccakLanes<N>,
     rate: usize,
@@ -189,13 +196,47 @@ fn run<const N: usize>(
         return;
     }
     jobs.sort_unstable_by_key(|j| std::cmp::Reverse(j.nblocks));
+    let span = jobs.iter().map(|j| j.nblocks).sum::<usize>().div_ceil(N);
+    if jobs.len() <= N || jobs[0].nblocks > span {
+        let mut queue = jobs.into_iter();
+        return execute(k, rate, sponges, |_| queue.next());
+    }
+    let mut plan: [std::collections::VecDeque<Job<'_>>; N] =
+        core::array::from_fn(|_| Default::default());
+    let (mut lane, mut t) = (0, 0);
+    for mut j in jobs {
+        // The job's last blocks end this lane; its first ones start the next.
+        let tail = (span - t).min(j.nblocks);
+        let head = j.nblocks - tail;
+        if head > 0 {
+            plan[lane + 1].push_back(Job { nblocks: head, ..j });
+        }
+        j.data = &j.data[head * rate..];
+        j.nblocks = tail;
+        plan[lane].push_back(j);
+        t += tail;
+        if t == span {
+            (lane, t) = (lane + 1, head);
+        }
+    }
+    execute(k, rate, sponges, |l| plan[l].pop_front())
+}
+
+/// Runs the lanes in steps: a lane without a job takes `next(lane)`'s; each kernel call
+/// runs until the first job ends. Every job that ends is stored before any is loaded, so
+/// a job may go on in another lane at the step where it stopped.
+fn execute<'a, const N: usize>(
+    k: KeccakLanes<N>,
+    rate: usize,
+    sponges: &mut [Sponge],
+    mut next: impl FnMut(usize) -> Option<Job<'a>>,
+) {
     let mut st = [[0u64; N]; 25];
     let mut lanes: [Option<Job<'_>>; N] = [None; N];
-    let mut next = jobs.iter();
     loop {
         for (l, lane) in lanes.iter_mut().enumerate() {
             if lane.is_none() {
-                if let Some(&j) = next.next() {
+                if let Some(j) = next(l) {
                     for (w, v) in sponges[j.sponge].state.iter().enumerate() {
                         st[w][l] = *v;
                     }

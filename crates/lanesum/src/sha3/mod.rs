@@ -45,9 +45,14 @@ pub(crate) fn hash_many<M: AsRef<[u8]>>(
     level: Features,
     forced: Option<&str>,
 ) -> Option<Vec<Digest>> {
+    // The crates one message at a time (what `Hasher` runs for SHA-3).
     let one_by_one = || {
         msgs.iter()
-            .map(|m| crate::hasher::hash_at(alg, m.as_ref(), level))
+            .map(|m| {
+                let mut s = Sha3State::new(alg).expect("a SHA-3 or SHAKE algorithm");
+                s.update(m.as_ref());
+                s.finalize()
+            })
             .collect()
     };
     match forced {
@@ -226,6 +231,28 @@ mod tests {
         check(portable::kernel::<4>(), "portable x4");
         check(portable::kernel::<5>(), "portable x5");
         check(portable::kernel::<8>(), "portable x8");
+    }
+
+    /// Equal and nearly equal messages, more than the lanes: the wrap-around plan, where
+    /// messages move between lanes.
+    #[test]
+    fn wrap_around_plans() {
+        for alg in [Algorithm::Sha3_256, Algorithm::Shake128(200)] {
+            let p = Params::of(alg).unwrap();
+            for count in 5..=13 {
+                for extra in [0usize, 1, 3] {
+                    let msgs: Vec<Vec<u8>> = (0..count)
+                        .map(|i| vec![i as u8; p.rate * (7 + (i * extra) % 4) + i % 2])
+                        .collect();
+                    let want: Vec<Digest> = msgs.iter().map(|m| reference(alg, m)).collect();
+                    assert_eq!(many::hash_many(portable::kernel::<4>(), p, &msgs), want);
+                    assert_eq!(many::hash_many(portable::kernel::<3>(), p, &msgs), want);
+                    if let Some(k) = avx2(crate::isa::Features::detect()) {
+                        assert_eq!(many::hash_many(k, p, &msgs), want, "{alg} x{count}");
+                    }
+                }
+            }
+        }
     }
 
     /// The AVX2 kernel (where the CPU has AVX2), against the crates.
