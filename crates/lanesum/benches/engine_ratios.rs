@@ -16,7 +16,8 @@
 //!   (>= 0.95).
 //!
 //! `cargo bench -p lanesum --bench engine_ratios`; `LANESUM_BENCH_MIB` (default 64) sets
-//! the bytes per stream, `LANESUM_BENCH_ROUNDS` (default 7) the rounds. Under `cargo
+//! the bytes per stream, `LANESUM_BENCH_ROUNDS` (default 7) the rounds and
+//! `LANESUM_BENCH_ONLY` a part of the names of the comparisons to run. Under `cargo
 //! test` it runs one small round, to check that it works.
 
 mod common;
@@ -36,6 +37,9 @@ fn seconds(f: impl FnOnce()) -> f64 {
 /// Runs `base` and `new` once each per round (alternating which goes first) and prints
 /// the rounds' speed-ups of `new` over `base` with their median, and `new`'s median rate.
 fn compare(name: &str, target: f64, bytes: usize, rounds: usize, base: impl Fn(), new: impl Fn()) {
+    if std::env::var("LANESUM_BENCH_ONLY").is_ok_and(|only| !name.contains(&only)) {
+        return;
+    }
     let mut ratios = Vec::new();
     let mut rates = Vec::new();
     for r in 0..rounds {
