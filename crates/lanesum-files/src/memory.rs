@@ -57,6 +57,19 @@ pub(crate) fn grow_to(buf: &mut Vec<u8>, len: usize) -> io::Result<()> {
     Ok(())
 }
 
+/// As [`grow_to`], for a buffer filled piece by piece (a task's small files, one after
+/// another): where the capacity must grow it at least doubles, so the buffer is moved
+/// O(log n) times rather than once per piece. Growing by exactly what each file needed
+/// cost 25% of `-r` over 20,000 files on 16 cores (md5 83 -> 62 ms): every step was a
+/// `realloc`, and the moves and page-table changes of 16 threads contend in the kernel.
+/// Where doubling is refused (a `ulimit -v`), it grows by exactly what is needed.
+pub(crate) fn grow_amortized(buf: &mut Vec<u8>, len: usize) -> io::Result<()> {
+    if buf.capacity() < len && buf.try_reserve(len - buf.len()).is_err() {
+        return grow_to(buf, len);
+    }
+    grow_to(buf, len)
+}
+
 /// A zero-filled buffer of `len` bytes, or the error saying it could not be had.
 pub(crate) fn zeroed(len: usize) -> io::Result<Vec<u8>> {
     let mut v = Vec::new();
@@ -80,6 +93,16 @@ mod tests {
         assert_eq!(v.len(), 20);
         grow_to(&mut v, 5).unwrap();
         assert_eq!(v.len(), 20, "never shrinks");
+        let mut w = Vec::new();
+        let mut moves = 0;
+        for len in (1..=1000).map(|i| i * 100) {
+            let cap = w.capacity();
+            grow_amortized(&mut w, len).unwrap();
+            assert_eq!(w.len(), len);
+            moves += usize::from(w.capacity() != cap);
+        }
+        assert!(moves <= 20, "{moves} reallocations for 1000 steps");
+        assert!(grow_amortized(&mut w, isize::MAX as usize).is_err());
     }
 
     /// Without a limit (the test runner's), the sizes asked for; under one, within it.

@@ -19,7 +19,7 @@
 //! Big files are memory-mapped a window at a time (see `mapped`, which survives
 //! truncation); a file that shrinks or grows while it is read gives the digest of what was
 //! read, or an error, never a crash. Peak memory, growing with the work and at most
-//! linearly with the threads: a buffer per task of at most `smalls::TASK_BYTES` (only as
+//! linearly with the threads: a buffer per task of at most twice `smalls::TASK_BYTES` (only as
 //! large as its files need), the big-file windows (`bigs`), two windows of names, and the
 //! outputs held back behind gathering big files (see the constants). A buffer that can't
 //! be allocated is an error on the file that needed it, never an abort.

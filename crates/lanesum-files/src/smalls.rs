@@ -25,8 +25,9 @@ use crate::stream::{hash_reader, read_full};
 
 /// Bytes of small files a task reads before it hashes them: enough files to fill every
 /// lane of a core many times over (64 KiB files: 128), few enough to stay in its caches.
-/// A task's buffer grows to what its files need, up to this (less under a `ulimit -v`
-/// that leaves little room, but always room for one small file).
+/// A task's buffer grows with what its files need, up to this plus one small file
+/// (less under a `ulimit -v` that leaves little room, but always room for one small
+/// file); its capacity at most doubles at each step (`memory::grow_amortized`).
 pub(crate) const TASK_BYTES: usize = 8 << 20;
 /// Jobs per task: a window is cut into about two runs per thread, within these bounds.
 const RUN_MIN: usize = 8;
@@ -159,7 +160,7 @@ fn read_small(
     room: usize,
     algs: &[Algorithm],
 ) -> io::Result<Read> {
-    memory::grow_to(buf, at + room)?;
+    memory::grow_amortized(buf, at + room)?;
     let n = read_full(&f, &mut buf[at..at + room])?;
     if n < room {
         return Ok(Read::Whole(n));
