@@ -207,6 +207,24 @@ impl Algorithm {
             )
     }
 
+    /// Whether one large input is hashed on every core at once: BLAKE3 (its tree),
+    /// BitTorrent v2 (its pieces) and the CRCs (pieces whose CRCs are combined), with
+    /// the `rayon` feature. A program with several big files of such algorithms hashes
+    /// them one after another, each on every core; for any other it hashes them side by
+    /// side, a share of the files per core.
+    pub fn spreads_one_input(self) -> bool {
+        cfg!(feature = "rayon")
+            && matches!(
+                self,
+                Algorithm::Blake3(_)
+                    | Algorithm::Btv2
+                    | Algorithm::Crc
+                    | Algorithm::Crc32
+                    | Algorithm::Crc32c
+                    | Algorithm::Crc64Nvme
+            )
+    }
+
     /// Digest length in bytes.
     pub fn digest_len(self) -> usize {
         match self {
