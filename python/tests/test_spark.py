@@ -100,6 +100,12 @@ def test_hash_column_bad_arguments(spark):
         ls.hash_column(df, "n", "md5")
     with pytest.raises(ValueError, match="already has"):
         ls.hash_column(ls.hash_column(df, "v", "md5"), "v", "md5")
+    with pytest.raises(ValueError, match="to keep"):
+        ls.hash_column(df, "v", "md5", keep=["zz"])
+    # Only the kept columns come back beside the digests.
+    only = ls.hash_column(df, "v", ["md5", "sha1"], keep=["n"])
+    assert only.columns == ["n", "v_md5", "v_sha1"]
+    assert [tuple(r) for r in only.collect()] == [(1, ORACLES["md5"](b"x"), ORACLES["sha1"](b"x"))]
 
 
 def test_audit_equals_binaryfile_walk_and_hashlib(spark, tmp_path):
