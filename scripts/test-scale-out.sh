@@ -5,9 +5,10 @@
 # then runs only the tests that start a local Spark (local[2], on the machine's Java 17)
 # and a local Ray (2 CPUs): digests row for row against Spark's md5/sha1/sha2/crc32 and
 # hashlib, audits against binaryFile and the command's walk, bad files, manifests.
-# Time added, 2-core machine shared with other builds (load 10), nothing cached: the
-# downloads and install (pyspark is a 456 MB source archive) about 1.6 minutes, the
-# tests about 2.2 minutes (JVM and Ray start-up included).
+# Time added on the 2-core machine shared with other builds (load 7-9), nothing in
+# pip's cache: downloads and install 1.9 minutes (pyspark is a 456 MB source archive),
+# the tests 2.0-2.4 minutes (JVM, Python workers and Ray start-up included); about
+# 4.2 minutes in all. With pip's cache warm the install is a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
