@@ -5,10 +5,11 @@
 # then runs only the tests that start a local Spark (local[2], on the machine's Java 17)
 # and a local Ray (2 CPUs): digests row for row against Spark's md5/sha1/sha2/crc32 and
 # hashlib, audits against binaryFile and the command's walk, bad files, manifests.
-# Time added on the 2-core machine shared with other builds (load 7-9), nothing in
-# pip's cache: downloads and install 1.9 minutes (pyspark is a 456 MB source archive),
-# the tests 2.0-2.4 minutes (JVM, Python workers and Ray start-up included); about
-# 4.2 minutes in all. With pip's cache warm the install is a few seconds.
+# Time added on the 2-core machine shared with other builds (load 6-8), from a venv
+# as test-python.sh leaves it and nothing in pip's cache: 4 min 41 s end to end, of
+# which the downloads and install about 2.3 minutes (pyspark is a 456 MB source
+# archive) and the tests 2.3 minutes (JVM, Python workers and Ray start-up included).
+# With pip's cache warm the install takes seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
