@@ -151,7 +151,8 @@ def audit_files(
     regular files in name order, symlinks skipped unless ``follow_symlinks``,
     ``exclude`` glob patterns matched against names and paths below each directory).
     The driver lists directories down to ``list_depth`` levels (None: all) and hands
-    deeper ones whole to an executor, for trees too large to list in one process.
+    deeper ones whole to an executor, for trees too large to list in one process
+    (an ``exclude`` pattern with a ``/`` then matches paths below each such directory).
     ``partitions`` (default: twice ``spark.sparkContext.defaultParallelism``) is how many
     tasks share the files, in contiguous runs; ``threads`` caps each task's hashing
     threads (default: all the cores the executor has).
