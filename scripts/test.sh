@@ -28,3 +28,7 @@ echo "== scripts/test-ffi.sh"
 # The Python package: a venv, `pip install ./python`, ruff, pytest against hashlib & co.
 echo "== scripts/test-python.sh"
 ./scripts/test-python.sh
+
+# lanesum inside a local Spark (local[2]) and Ray (2 CPUs), in the same environment.
+echo "== scripts/test-scale-out.sh"
+./scripts/test-scale-out.sh
