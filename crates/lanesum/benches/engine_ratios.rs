@@ -18,7 +18,9 @@
 //! `cargo bench -p lanesum --bench engine_ratios`; `LANESUM_BENCH_MIB` (default 64) sets
 //! the bytes per stream, `LANESUM_BENCH_ROUNDS` (default 7) the rounds and
 //! `LANESUM_BENCH_ONLY` a part of the names of the comparisons to run. Under `cargo
-//! test` it runs one small round, to check that it works.
+//! test` it runs one small round, to check that it works. Beside the wall-time ratio, each
+//! line shows the median ratio of CPU times (baseline over new), steadier on a shared
+//! machine.
 
 mod common;
 
@@ -34,6 +36,33 @@ fn seconds(f: impl FnOnce()) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
+/// CPU seconds this process has used (all its threads, ended ones too) where Linux says,
+/// else NaN: on a machine shared with other work, where a 32-thread side gets more of the
+/// cores than a 2-thread one, the ratio of CPU times is the steadier measure of the
+/// work each side does.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // utime and stime, the 14th and 15th fields, in clock ticks (100 a second); the
+    // command name before them may hold spaces, so count from its closing parenthesis.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .map(|x| x.parse::<f64>().unwrap_or(f64::NAN))
+        .sum::<f64>()
+        / 100.0
+}
+
+/// Wall and CPU seconds of `f`.
+fn timed(f: impl FnOnce()) -> (f64, f64) {
+    let c = cpu_seconds();
+    let w = seconds(f);
+    (w, cpu_seconds() - c)
+}
+
 /// Runs `base` and `new` once each per round (alternating which goes first) and prints
 /// the rounds' speed-ups of `new` over `base` with their median, and `new`'s median rate.
 fn compare(name: &str, target: f64, bytes: usize, rounds: usize, base: impl Fn(), new: impl Fn()) {
@@ -41,23 +70,26 @@ fn compare(name: &str, target: f64, bytes: usize, rounds: usize, base: impl Fn()
         return;
     }
     let mut ratios = Vec::new();
+    let mut cpu = Vec::new();
     let mut rates = Vec::new();
     for r in 0..rounds {
-        let (b, n) = if r % 2 == 0 {
-            let b = seconds(&base);
-            (b, seconds(&new))
+        let ((b, b_cpu), (n, n_cpu)) = if r % 2 == 0 {
+            let b = timed(&base);
+            (b, timed(&new))
         } else {
-            let n = seconds(&new);
-            (seconds(&base), n)
+            let n = timed(&new);
+            (timed(&base), n)
         };
         ratios.push(b / n);
+        cpu.push(b_cpu / n_cpu);
         rates.push(bytes as f64 / n / f64::from(1 << 30));
     }
     let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
     println!(
-        "{name:<44} median {:.2}x (target {target}x; {:.2} GiB/s)  rounds: {}",
+        "{name:<44} median {:.2}x (target {target}x; {:.2} GiB/s; CPU time {:.2}x)  rounds: {}",
         median(&mut ratios),
         median(&mut rates),
+        median(&mut cpu),
         each.join(" ")
     );
 }

@@ -21,21 +21,29 @@ pub(crate) const MAX_HALF: usize = if cfg!(miri) {
 } else if cfg!(test) {
     8 * 1024
 } else {
-    128 * 1024
+    256 * 1024
 };
-pub(crate) const MIN_HALF: usize = MAX_HALF / 8;
+pub(crate) const MIN_HALF: usize = if cfg!(any(test, miri)) {
+    MAX_HALF / 8
+} else {
+    16 * 1024
+};
 
-/// Bytes of halves the engine's streams should hold between them. Measured with 32 threads
-/// of 32 KiB writes: MD5 alone reached 0.57 of `hash_many_par` with 32 KiB halves and 0.70
-/// with 128 KiB (fewer switches), while md5+sha1+sha256+sha512 (4 streams per thread)
-/// ran 1.95 GiB/s with 32 KiB halves and 1.55 with 128 KiB (cache misses).
-pub(crate) const HALVES_BUDGET: usize = if cfg!(test) { 64 << 10 } else { 4 << 20 };
+/// Bytes of halves the engine's streams should hold between them (each holds two).
+/// Measured with 32 threads of 32 KiB writes: MD5 alone reached 0.57 of `hash_many_par`
+/// with 32 KiB halves and 0.70 with 128 KiB (fewer switches), while md5+sha1+sha256+sha512
+/// (4 streams per thread) ran 1.95 GiB/s with 32 KiB halves and 1.55 with 128 KiB (cache
+/// misses). Since rounds count every CPU's halves (see `Pool::gather`), 256 KiB halves
+/// for 32 streams against 128 KiB (same process, alternating, 2 cores): 32 MD5 threads
+/// 0.95x through `update` and 1.18x through `update_bytes`, SHA-256 1.23x and 1.10x.
+pub(crate) const HALVES_BUDGET: usize = if cfg!(test) { 64 << 10 } else { 8 << 20 };
 
 /// Bytes of owned chunks a half holds. `HALVES_BUDGET` keeps the engine's copies in the
 /// last-level cache, but chunks are no copies (and a `MultiHasher`'s streams share them),
 /// so they fill the largest half: fewer rounds, and with more writer threads than cores,
 /// fewer thread switches. 32 MultiHashers of 32 KiB chunks, noisy neighbour: 3.75x the
-/// sequential reference with halves of the budget's size, 4.18x with these.
+/// sequential reference with halves of the budget's size, 4.18x with 128 KiB; 32 MD5
+/// streams on a thread each 1.18x faster with 256 KiB than with 128 KiB.
 pub(crate) const CHUNKS_HALF: usize = MAX_HALF;
 
 /// Whole blocks of one message, handed to the several streams that hash it (a

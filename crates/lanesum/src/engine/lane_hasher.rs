@@ -166,7 +166,7 @@ impl LaneHasher {
     /// As `update(&chunk)`, for data the caller owns (a server's body chunks usually are
     /// [`Bytes`](bytes::Bytes)): the chunk's whole blocks wait for lanes where they are,
     /// where `update` copies them. Chunks under a kilobyte are copied as by `update`. A
-    /// stream holds at most 256 KiB of slices of its chunks (which keep their buffers
+    /// stream holds at most 512 KiB of slices of its chunks (which keep their buffers
     /// alive) before its writer has to hash.
     ///
     /// 32 MD5 streams of 64 MiB in 32 KiB writes, 16 on each of 2 threads (2 cores): 0.63

@@ -3,7 +3,7 @@
 //! Servers rarely have whole messages up front: they have many uploads arriving at once,
 //! each a stream of writes. A [`LaneHasher`] is a streaming hasher (`update`, `finalize`,
 //! [`std::io::Write`], `Send`) whose whole blocks go through an [`Engine`]: when several
-//! streams are writing, each write is buffered (at most 256 KiB per stream, in two halves)
+//! streams are writing, each write is buffered (at most 512 KiB per stream, in two halves)
 //! and a thread that has filled both halves hashes its first together with every other
 //! stream's waiting half in one multi-lane kernel call. There is no engine thread: the
 //! thread that brings data does the hashing, a lone stream hashes at once on the

@@ -6,7 +6,7 @@
 //! `fill`; when it is full it becomes `ready` and goes on the waiting list, and the writer
 //! goes on filling. Only a writer with both halves full runs a *round*: it takes every
 //! waiting `ready` half it can lock without blocking (a core's share of the writers, at
-//! most the widest kernel's lanes; those written on its own CPU, if there are any) and
+//! most the widest kernel's lanes; those written on its own CPU first, then others) and
 //! hashes them with its own in one multi-lane call. A round takes a claimed slot's state
 //! and half out and unlocks it, so that slot's writer goes on filling meanwhile; a writer
 //! that fills up while its half is in a round waits for that round (the back-pressure).
@@ -82,13 +82,21 @@ pub(crate) struct Pool<F: Family> {
 /// A slot on the waiting list, and the CPU its writer was on when the half became ready
 /// (so, mostly, the one that copied it in).
 ///
-/// A round takes the halves of its own CPU when there are any: a half's lines are then in
-/// the caches of the core that hashes them, and the next copies into it land on lines
-/// that core holds. The 2-vCPU VM this was measured on has spells (tens of seconds) in
-/// which lines move between its vCPUs slowly: 32 MD5 streams in 32 KiB writes then ran at
-/// a median 6.2 GiB/s taking any CPU's halves and 8.6 taking their own, and the
-/// noisy-neighbour MultiHashers at 1.31 and 1.75 GiB/s; outside those spells, 8.7 and 8.9
-/// GiB/s, 1.72 and 1.77 (40 alternating runs).
+/// A round takes the halves of its own CPU first: a half's lines are then in the caches
+/// of the core that hashes them, and the next copies into it land on lines that core
+/// holds. The 2-vCPU VM this was measured on has spells (tens of seconds) in which lines
+/// move between its vCPUs slowly: 32 MD5 streams in 32 KiB writes then ran at a median
+/// 6.2 GiB/s taking any CPU's halves in the order they came and 8.6 taking their own, and
+/// the noisy-neighbour MultiHashers at 1.31 and 1.75 GiB/s; outside those spells, 8.7
+/// and 8.9 GiB/s, 1.72 and 1.77 (40 alternating runs).
+///
+/// But lanes left empty cost more than lines moved: a round fills its lanes up with other
+/// CPUs' halves, and gathers until enough halves of any CPU wait. Waiting for a core's
+/// share of *its own* halves meant, with 32 writer threads on 2 cores, 16-lane rounds
+/// that needed every stream written on that CPU to be ready: a writer yielded about once
+/// per half and the rounds ran 12-14 lanes on average. Counting every CPU's halves (same
+/// process, alternating, loaded 2-core machine): 32 MD5 threads 1.15x faster through
+/// `update` and 1.34x through `update_bytes`, 2 threads 1.12x and 1.03x.
 struct Waiting<F: Family> {
     slot: Slot<F>,
     cpu: usize,
@@ -173,14 +181,9 @@ impl<F: Family> Pool<F> {
             .clamp(1, self.kernels.widest())
     }
 
-    #[cfg(test)]
+    /// Halves waiting for a round (stale entries included).
     pub(crate) fn waiting_len(&self) -> usize {
         self.waiting.lock().len()
-    }
-
-    /// Halves waiting that were written on `cpu`.
-    fn waiting_on(&self, cpu: usize) -> usize {
-        self.waiting.lock().iter().filter(|w| w.cpu == cpu).count()
     }
 
     /// Wait until no round holds `me`'s half and state.
@@ -258,22 +261,22 @@ impl<F: Family> Pool<F> {
         }
     }
 
-    /// Before a round with too few waiting halves to fill the lanes, let other writers
-    /// that are ready to run (more threads than cores) bring theirs: yield the CPU while
-    /// that makes progress. Returns whether `me`'s ready half is still there to hash (a
-    /// round elsewhere may have taken it meanwhile).
+    /// Before a round with too few waiting halves (of any CPU) to fill the lanes, let
+    /// other writers that are ready to run (more threads than cores) bring theirs: yield
+    /// the CPU while that makes progress. Returns whether `me`'s ready half is still there
+    /// to hash (a round elsewhere may have taken it meanwhile).
     ///
     /// Never waits for writers that aren't running: a yield that brings nothing new ends
     /// it, so a lone or idle-neighboured stream pays one `sched_yield` per half.
     fn gather(&self, me: &mut MutexGuard<'_, SlotData<F>>) -> bool {
         let want = self.round_lanes();
-        let mut seen = self.waiting_on(current_cpu());
+        let mut seen = self.waiting_len();
         while seen < want {
             MutexGuard::unlocked(me, std::thread::yield_now);
             if me.busy || me.ready.is_empty() {
                 return false;
             }
-            let now = self.waiting_on(current_cpu());
+            let now = self.waiting_len();
             if now <= seen {
                 break;
             }
@@ -358,8 +361,8 @@ impl<F: Family> Pool<F> {
     }
 
     /// Take the state and ready half of up to `round_lanes() - 1` waiting slots other than
-    /// `me`'s, never blocking: halves written on this CPU, or another's when there are
-    /// none (better than hashing alone).
+    /// `me`'s, never blocking: halves written on this CPU, then other CPUs' for the lanes
+    /// left (better than lanes left idle).
     fn claim(&self, slot: &Slot<F>, me: &mut SlotData<F>) -> Vec<Claim<F>> {
         let mut waiting = self.waiting.lock();
         me.queued = false;
@@ -370,9 +373,6 @@ impl<F: Family> Pool<F> {
         let here = current_cpu();
         let mut got = Vec::new();
         for only_here in [true, false] {
-            if !got.is_empty() {
-                break;
-            }
             for w in std::mem::take(&mut *waiting) {
                 if Arc::ptr_eq(&w.slot, slot) {
                     continue; // our own entry: we hash our half now

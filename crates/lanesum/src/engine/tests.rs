@@ -153,6 +153,63 @@ fn concurrent_streams(threads: u64, rounds: usize, max_len: usize) {
     assert_eq!(engine.writers(), 0);
 }
 
+/// Many more writer threads than cores on one engine, as the 32-upload server case: lane
+/// streams and MultiHashers side by side, ragged writes of borrowed slices and owned
+/// chunks, some abandoned mid-stream. Rounds then take halves written on every CPU, and
+/// writers yield to each other to fill the lanes; every digest is still the reference's.
+#[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
+fn many_writers_on_more_threads_than_cores() {
+    crate::testing::each_level(|| {
+        let engine = Engine::new();
+        let seed: u64 = rand::rng().random();
+        eprintln!("seed {seed}");
+        let threads: Vec<_> = (0..32u64)
+            .map(|t| {
+                let engine = engine.clone();
+                std::thread::spawn(move || {
+                    let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ t);
+                    let n = rng.random_range(100_000..400_000);
+                    let data = random_bytes(&mut rng, n);
+                    if t % 4 == 3 {
+                        let algs = [Algorithm::Md5, Algorithm::Sha256, Algorithm::Sha512];
+                        let owned = Bytes::from(data.clone());
+                        let mut m = MultiHasher::with_engine(&engine, &algs);
+                        let mut at = 0;
+                        while at < n {
+                            let end = (at + rng.random_range(1..70_000)).min(n);
+                            if rng.random_bool(0.5) {
+                                m.update(&data[at..end]);
+                            } else {
+                                m.update_bytes(owned.slice(at..end));
+                            }
+                            at = end;
+                        }
+                        for (a, d) in algs.iter().zip(m.finalize()) {
+                            assert_eq!(d, hash(*a, &data), "seed {seed} thread {t} {a}");
+                        }
+                        return;
+                    }
+                    let alg = [Algorithm::Md5, Algorithm::Sha256, Algorithm::Sha1][t as usize % 3];
+                    let mut h = engine.hasher(alg);
+                    if t % 8 == 5 {
+                        // Abandoned after some halves went into rounds.
+                        feed(&mut h, &data[..n / 2], &mut rng);
+                        drop(h);
+                        return;
+                    }
+                    feed(&mut h, &data, &mut rng);
+                    assert_eq!(h.finalize(), hash(alg, &data), "seed {seed} thread {t}");
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(engine.writers(), 0);
+    });
+}
+
 /// A stream never holds more than one batch unhashed, whatever its writers do.
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
