@@ -166,3 +166,15 @@ def test_check_escaped_and_reversed(tmp_path, monkeypatch):
     r = lanesum.check(tmp_path / "R")
     # BSD-reversed, unescaped: the first line names 'new\\nline' literally, missing.
     assert (r.ok, r.unreadable) == (1, 1)
+
+
+def test_check_base64_tagged_lines(tmp_path, monkeypatch):
+    # As `lanesum -c` reads `lanesum --base64` output: tagged lines with padded base64.
+    import base64
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "f").write_bytes(b"data")
+    d = base64.b64encode(hashlib.sha256(b"data").digest())
+    write_manifest(tmp_path / "S", [b"SHA256 (f) = " + d, b"SHA256 (f) = " + d.lower()])
+    r = lanesum.check(tmp_path / "S")
+    assert (r.ok, r.failed, r.misformatted) == (1, 1, 0)

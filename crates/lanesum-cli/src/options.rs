@@ -13,8 +13,9 @@ use crate::output::LineStyle;
 use crate::personality::Personality;
 
 /// Largest BLAKE3 output lanesum computes: digests are held in memory, and nobody needs
-/// more than this many bytes of XOF output from a checksum tool.
-pub const BLAKE3_MAX_BYTES: usize = 1 << 16;
+/// more than this many bytes of XOF output from a checksum tool (a check line may ask
+/// for as many).
+pub const BLAKE3_MAX_BYTES: usize = lanesum_files::manifest::MAX_XOF_BYTES;
 
 /// What a coreutils-style invocation (lanesum, md5sum ... b2sum) does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -157,24 +157,7 @@ pub fn b3sum_name(name: &[u8]) -> (String, bool) {
     }
 }
 
-/// Undo the escapes of a name in a check line (`\\`, `\n`, `\r`, as both the coreutils
-/// and the b3sum formats write them); `None` for any other escape or a trailing `\`.
-pub fn unescape_name(s: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut it = s.iter();
-    while let Some(&b) = it.next() {
-        out.push(match b {
-            b'\\' => match it.next()? {
-                b'\\' => b'\\',
-                b'n' => b'\n',
-                b'r' => b'\r',
-                _ => return None,
-            },
-            _ => b,
-        });
-    }
-    Some(out)
-}
+pub use lanesum_files::manifest::syntax::unescape_name;
 
 #[cfg(test)]
 mod tests {

@@ -42,7 +42,9 @@
 //! The lower-level pieces the command uses are public too: [`jobs`] (operands to
 //! [`Job`]s, walking directories, with [`Found`] counters for a progress bar),
 //! [`hash_jobs`] and [`hash_inputs`] (the pipeline), [`hash_reader`] (one stream),
-//! [`open_source`] (whole inputs for per-block modes), [`read_list`] (`--files-from`).
+//! [`open_source`] (whole inputs for per-block modes), [`read_list`] (`--files-from`),
+//! and [`manifest`]: the lines of checksum files (`sha256sum -c`'s), which the command's
+//! `--check` and the language bindings' `check` read alike.
 
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -54,6 +56,7 @@ mod bigs;
 mod fds;
 mod hashed;
 mod input;
+pub mod manifest;
 #[allow(unsafe_code)]
 mod mapped;
 mod memory;

@@ -50,19 +50,19 @@ pub fn hash_many<'py>(
     )
 }
 
-/// Messages per `hash_many` call when a big batch is cut into groups, and the bytes a
-/// group may hold before it is cut early.
+/// Messages per `hash_many_into` call when a big batch is cut into groups, and the bytes
+/// a group may hold before it is cut early.
 const GROUP: usize = 8192;
 const GROUP_BYTES: usize = 8 << 20;
 
 /// The digests of `msgs`, back to back (`digest_len` bytes each), over every core.
 ///
-/// A big batch goes through `lanesum::hash_many` a group of consecutive messages at a
-/// time, the groups spread over rayon's threads, each writing its digests in place:
-/// a million 64-byte values in one `hash_many_par` call spent a quarter of its time in page
-/// faults (a `Digest` of 72 bytes per value, 72 MB fresh each call, plus the scheduler's
-/// sorted copies), where groups reuse warm memory. Small batches, or few large messages,
-/// go to `hash_many_par` whole.
+/// A big batch goes through `lanesum::hash_many_into` a group of consecutive messages
+/// at a time, the groups spread over rayon's threads, each writing its digests in place:
+/// a million 64-byte values in one `hash_many_par` call spent a quarter of its time in
+/// page faults (a `Digest` of 72 bytes per value, 72 MB fresh each call, plus the
+/// scheduler's sorted copies), where groups reuse warm memory. Small batches, or few
+/// large messages, go to `hash_many_par` whole.
 pub fn digests_flat(alg: Algorithm, msgs: &[&[u8]]) -> Vec<u8> {
     let size = alg.digest_len();
     let mut out = vec![0u8; msgs.len() * size];
@@ -94,13 +94,8 @@ pub fn digests_flat(alg: Algorithm, msgs: &[&[u8]]) -> Vec<u8> {
         rest = r;
         rest_out = ro;
     }
-    groups.into_par_iter().for_each(|(g, o)| {
-        for (d, o) in lanesum::hash_many(alg, g)
-            .iter()
-            .zip(o.chunks_exact_mut(size.max(1)))
-        {
-            o.copy_from_slice(d.as_bytes());
-        }
-    });
+    groups
+        .into_par_iter()
+        .for_each(|(g, o)| lanesum::hash_many_into(alg, g, o));
     out
 }

@@ -1,149 +1,22 @@
 //! `check(manifest)`: verify a checksum file as `lanesum --check` does.
 //!
-//! The lines are those of the command's `lanesum` personality (see the command's
-//! check module for the full grammar, which follows coreutils 9.1): `#` comments and
-//! empty lines skipped; tagged `TAG (name) = hex` with any tag the library knows
-//! (`Algorithm::from_tag`), so one file may mix algorithms; untagged `hex  name` (text),
-//! `hex *name` (binary) or the BSD-reversed `hex name`, not mixed in one file, with the
-//! algorithm told by the hex length (md5 .. sha512, coreutils' lengths); a leading `\`
-//! escapes the name (`\\`, `\n`, `\r`). Files are hashed through the library's pipeline,
-//! all of one algorithm in one pass.
+//! The lines are parsed by `lanesum_files::manifest`, as the command's `lanesum`
+//! personality reads them without `-a` (coreutils 9.1's grammar): `#` comments and
+//! empty lines skipped; tagged `TAG (name) = digest` with any tag the library knows, so
+//! one file may mix algorithms; untagged `hex  name`, `hex *name` or the BSD-reversed
+//! `hex name`, not mixed in one file, the algorithm told by the hex length; escaped
+//! names. Files are hashed through the library's pipeline, all of one algorithm in one
+//! pass.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
-use lanesum::{Algorithm, Digest};
+use lanesum::Algorithm;
+use lanesum_files::manifest::{self, Dialect, Entry};
 use lanesum_files::{hash_paths, Options};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-
-/// One properly formatted line.
-struct Line {
-    alg: Algorithm,
-    want: Digest,
-    name: Vec<u8>,
-}
-
-fn blank(b: u8) -> bool {
-    b == b' ' || b == b'\t'
-}
-
-/// `\\`, `\n` and `\r` undone; `None` for any other escape or a NUL.
-fn unescape(s: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut it = s.iter().copied();
-    while let Some(b) = it.next() {
-        let c = if b == b'\\' {
-            match it.next()? {
-                b'\\' => b'\\',
-                b'n' => b'\n',
-                b'r' => b'\r',
-                _ => return None,
-            }
-        } else {
-            b
-        };
-        if c == 0 {
-            return None;
-        }
-        out.push(c);
-    }
-    Some(out)
-}
-
-/// A name as written: unescaped if the line was, else up to a NUL (a C string in
-/// coreutils).
-fn name_of(raw: &[u8], escaped: bool) -> Option<Vec<u8>> {
-    if escaped {
-        unescape(raw)
-    } else {
-        Some(raw.split(|&b| b == 0).next().unwrap_or(&[]).to_vec())
-    }
-}
-
-fn digest_of(hex: &[u8], alg: Algorithm) -> Option<Digest> {
-    if hex.len() != alg.digest_len() * 2 {
-        return None;
-    }
-    Digest::from_hex(std::str::from_utf8(hex).ok()?)
-}
-
-/// `TAG (name) = hex` after the blanks and escape: the tag is the first word (up to a
-/// blank or `(`), one optional space, then the name up to the last `)`.
-fn tagged(rest: &[u8], escaped: bool) -> Option<Option<Line>> {
-    let end = rest
-        .iter()
-        .take(20)
-        .position(|&b| blank(b) || b == b'(' || b == 0)
-        .unwrap_or(rest.len().min(20));
-    let alg = std::str::from_utf8(&rest[..end])
-        .ok()
-        .and_then(Algorithm::from_tag)?;
-    let mut tail = &rest[end..];
-    if tail.first() == Some(&b' ') {
-        tail = &tail[1..];
-    }
-    let parse = || -> Option<Line> {
-        let tail = tail.strip_prefix(b"(")?;
-        let close = tail.iter().rposition(|&b| b == b')')?;
-        let name = name_of(&tail[..close], escaped)?;
-        let after = tail[close + 1..].trim_ascii_start();
-        let hex = after.strip_prefix(b"=")?.trim_ascii_start();
-        Some(Line {
-            alg,
-            want: digest_of(hex, alg)?,
-            name,
-        })
-    };
-    Some(parse())
-}
-
-/// The algorithm of an untagged digest, from its length (coreutils' tools' lengths).
-fn by_length(hex_len: usize) -> Option<Algorithm> {
-    Some(match hex_len {
-        32 => Algorithm::Md5,
-        40 => Algorithm::Sha1,
-        56 => Algorithm::Sha224,
-        64 => Algorithm::Sha256,
-        96 => Algorithm::Sha384,
-        128 => Algorithm::Sha512,
-        _ => return None,
-    })
-}
-
-/// One line (without its LF and CR): `Some(line)` if properly formatted. `reversed`
-/// carries the file's untagged style (BSD-reversed or not) between lines.
-fn parse_line(s: &[u8], reversed: &mut Option<bool>) -> Option<Line> {
-    let s = s.trim_ascii_start();
-    let (escaped, rest) = match s.strip_prefix(b"\\") {
-        Some(r) => (true, r),
-        None => (false, s),
-    };
-    if let Some(line) = tagged(rest, escaped) {
-        return line;
-    }
-    let hex_end = rest.iter().position(|&b| blank(b))?;
-    let hex = &rest[..hex_end];
-    let alg = by_length(hex.len())?;
-    let want = digest_of(hex, alg)?;
-    let mut name = &rest[hex_end + 1..];
-    let sep = name.first().copied();
-    if name.len() == 1 || !matches!(sep, Some(b' ' | b'*')) {
-        if *reversed == Some(false) {
-            return None;
-        }
-        *reversed = Some(true);
-    } else if *reversed != Some(true) {
-        *reversed = Some(false);
-        name = &name[1..];
-    }
-    Some(Line {
-        alg,
-        want,
-        name: name_of(name, escaped)?,
-    })
-}
 
 /// The result of `check`: `results` lists (name, status) per line in order, status
 /// `"OK"`, `"FAILED"` or the error that kept the file from being read; the counts as
@@ -188,15 +61,16 @@ pub fn check(
 ) -> PyResult<CheckResult> {
     let text = std::fs::read(&manifest_path)
         .map_err(|e| PyOSError::new_err(format!("{}: {e}", manifest_path.display())))?;
-    let mut lines = Vec::new();
+    let mut lines: Vec<Entry> = Vec::new();
     let mut misformatted = 0;
     let mut reversed = None;
-    for raw in text.split(|&b| b == b'\n') {
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if raw.is_empty() || raw.starts_with(b"#") {
+    // The command's lanesum lines without `-a`: any tag, untagged ones by length.
+    let dialect = Dialect::Multi(None);
+    for raw in text.split_inclusive(|&b| b == b'\n') {
+        let Some(body) = manifest::line_body(raw) else {
             continue;
-        }
-        match parse_line(raw, &mut reversed) {
+        };
+        match manifest::parse_line(body, &dialect, &mut reversed) {
             Some(l) => lines.push(l),
             None => misformatted += 1,
         }
@@ -219,7 +93,7 @@ pub fn check(
                 .unwrap_or_default()
         });
         for (&i, f) in idx.iter().zip(got) {
-            status[i] = Some(f.result.map(|h| h.digests[0] == lines[i].want));
+            status[i] = Some(f.result.map(|h| lines[i].matches(&h.digests[0])));
         }
     }
     let (mut ok, mut failed, mut unreadable) = (0, 0, 0);

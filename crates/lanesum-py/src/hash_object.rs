@@ -385,67 +385,54 @@ fn blake2(wide: bool, p: Blake2Params, data: Option<&Bound<'_, PyAny>>) -> PyRes
     if p.key.is_empty() && p.salt.is_empty() && p.person.is_empty() {
         return Hash::plain(alg, data);
     }
+    // Both crates' `Params` take the same calls.
+    macro_rules! state {
+        ($krate:ident) => {
+            $krate::Params::new()
+                .hash_length(p.size)
+                .key(&p.key)
+                .salt(&p.salt)
+                .personal(&p.person)
+                .to_state()
+        };
+    }
     let state = if wide {
-        State::Blake2b(
-            blake2b_simd::Params::new()
-                .hash_length(p.size)
-                .key(&p.key)
-                .salt(&p.salt)
-                .personal(&p.person)
-                .to_state(),
-        )
+        State::Blake2b(state!(blake2b_simd))
     } else {
-        State::Blake2s(
-            blake2s_simd::Params::new()
-                .hash_length(p.size)
-                .key(&p.key)
-                .salt(&p.salt)
-                .personal(&p.person)
-                .to_state(),
-        )
+        State::Blake2s(state!(blake2s_simd))
     };
     Hash::with_state(alg, state, data)
 }
 
-/// `blake2b(data=b"", *, digest_size=64, key=b"", salt=b"", person=b"",
-/// usedforsecurity=True)`, as hashlib's.
-#[pyfunction]
-#[pyo3(signature = (data=None, *, digest_size=64, key=None, salt=None, person=None, usedforsecurity=true))]
-pub fn blake2b(
-    data: Option<&Bound<'_, PyAny>>,
-    digest_size: usize,
-    key: Option<&Bound<'_, PyAny>>,
-    salt: Option<&Bound<'_, PyAny>>,
-    person: Option<&Bound<'_, PyAny>>,
-    usedforsecurity: bool,
-) -> PyResult<Hash> {
-    let _ = usedforsecurity;
-    blake2(
-        true,
-        Blake2Params::of(digest_size, key, salt, person)?,
-        data,
-    )
+/// `blake2b(..)` and `blake2s(..)`: hashlib's constructors, alike but for the defaults.
+macro_rules! blake2_constructor {
+    ($name:ident, $wide:expr, $size:tt) => {
+        #[doc = concat!(
+            "`", stringify!($name), "(data=b\"\", *, digest_size=", stringify!($size),
+            ", key=b\"\", salt=b\"\", person=b\"\", usedforsecurity=True)`, as hashlib's."
+        )]
+        #[pyfunction]
+        #[pyo3(signature = (data=None, *, digest_size=$size, key=None, salt=None, person=None, usedforsecurity=true))]
+        pub fn $name(
+            data: Option<&Bound<'_, PyAny>>,
+            digest_size: usize,
+            key: Option<&Bound<'_, PyAny>>,
+            salt: Option<&Bound<'_, PyAny>>,
+            person: Option<&Bound<'_, PyAny>>,
+            usedforsecurity: bool,
+        ) -> PyResult<Hash> {
+            let _ = usedforsecurity;
+            blake2(
+                $wide,
+                Blake2Params::of(digest_size, key, salt, person)?,
+                data,
+            )
+        }
+    };
 }
 
-/// `blake2s(data=b"", *, digest_size=32, key=b"", salt=b"", person=b"",
-/// usedforsecurity=True)`, as hashlib's.
-#[pyfunction]
-#[pyo3(signature = (data=None, *, digest_size=32, key=None, salt=None, person=None, usedforsecurity=true))]
-pub fn blake2s(
-    data: Option<&Bound<'_, PyAny>>,
-    digest_size: usize,
-    key: Option<&Bound<'_, PyAny>>,
-    salt: Option<&Bound<'_, PyAny>>,
-    person: Option<&Bound<'_, PyAny>>,
-    usedforsecurity: bool,
-) -> PyResult<Hash> {
-    let _ = usedforsecurity;
-    blake2(
-        false,
-        Blake2Params::of(digest_size, key, salt, person)?,
-        data,
-    )
-}
+blake2_constructor!(blake2b, true, 64);
+blake2_constructor!(blake2s, false, 32);
 
 fn opt_bytes(v: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
     match v {

@@ -6,45 +6,91 @@ use lanesum::Algorithm;
 use parking_lot::Mutex;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use crate::buffer::with_bytes_from;
 use crate::files::algorithm_list;
 use crate::names::parse_algorithm;
 
+/// What the engine's two kinds of stream share: absorbing bytes, and finishing once.
+trait EngineStream: Send + Sized {
+    /// The digest (or digests) a finished stream gives.
+    type Out: Clone + Send;
+    fn absorb(&mut self, data: &[u8]);
+    fn finish(self) -> Self::Out;
+}
+
+impl EngineStream for lanesum::LaneHasher {
+    type Out = lanesum::Digest;
+    fn absorb(&mut self, data: &[u8]) {
+        self.update(data);
+    }
+    fn finish(self) -> Self::Out {
+        self.finalize()
+    }
+}
+
+impl EngineStream for lanesum::MultiHasher {
+    type Out = Vec<lanesum::Digest>;
+    fn absorb(&mut self, data: &[u8]) {
+        self.update(data);
+    }
+    fn finish(self) -> Self::Out {
+        self.finalize()
+    }
+}
+
 /// A stream or, once finished, its digest(s): `digest()` ends the stream (the engine's
 /// streams cannot be copied), and repeats return the same value.
-enum Phase<S, D> {
+enum Phase<S: EngineStream> {
     Open(S),
-    Done(D),
+    Done(S::Out),
     /// Only while finishing.
     Taken,
 }
 
-impl<S, D: Clone> Phase<S, D> {
-    fn update(&mut self, data: &[u8], f: impl FnOnce(&mut S, &[u8])) -> PyResult<()> {
-        match self {
+/// The Python objects' core: the phase behind a lock, so that the objects are `frozen`
+/// and usable from many threads.
+struct Stream<S: EngineStream>(Mutex<Phase<S>>);
+
+impl<S: EngineStream> Stream<S> {
+    /// `s`, having absorbed `data` if given (the constructors' `data` argument).
+    fn new(s: S, data: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let stream = Stream(Mutex::new(Phase::Open(s)));
+        if let Some(d) = data {
+            stream.update(d)?;
+        }
+        Ok(stream)
+    }
+
+    /// Absorb any buffer; the GIL is released from 2 KiB on.
+    fn update(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_bytes_from(data, 0, |b| match &mut *self.0.lock() {
             Phase::Open(s) => {
-                f(s, data);
+                s.absorb(b);
                 Ok(())
             }
             _ => Err(PyValueError::new_err(
                 "update() after digest(): this stream is finished",
             )),
-        }
+        })?
     }
 
-    fn finish(&mut self, f: impl FnOnce(S) -> D) -> D {
-        if let Phase::Open(_) = self {
-            let Phase::Open(s) = std::mem::replace(self, Phase::Taken) else {
-                unreachable!()
-            };
-            *self = Phase::Done(f(s));
-        }
-        match self {
-            Phase::Done(d) => d.clone(),
-            _ => unreachable!("finished above"),
-        }
+    /// The digest(s), with the GIL released: the stream ends on the first call.
+    fn finish(&self, py: Python<'_>) -> S::Out {
+        py.detach(|| {
+            let mut phase = self.0.lock();
+            if let Phase::Open(_) = &*phase {
+                let Phase::Open(s) = std::mem::replace(&mut *phase, Phase::Taken) else {
+                    unreachable!("open, checked above")
+                };
+                *phase = Phase::Done(s.finish());
+            }
+            match &*phase {
+                Phase::Done(d) => d.clone(),
+                _ => unreachable!("finished above"),
+            }
+        })
     }
 }
 
@@ -53,7 +99,7 @@ impl<S, D: Clone> Phase<S, D> {
 #[pyclass(frozen, module = "lanesum", name = "LaneHasher")]
 pub struct LaneHasher {
     alg: Algorithm,
-    state: Mutex<Phase<lanesum::LaneHasher, lanesum::Digest>>,
+    stream: Stream<lanesum::LaneHasher>,
 }
 
 #[pymethods]
@@ -62,34 +108,23 @@ impl LaneHasher {
     #[pyo3(signature = (name, data=None))]
     fn new(name: &str, data: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let alg = parse_algorithm(name)?;
-        let h = LaneHasher {
-            alg,
-            state: Mutex::new(Phase::Open(lanesum::LaneHasher::new(alg))),
-        };
-        if let Some(d) = data {
-            h.update(d)?;
-        }
-        Ok(h)
+        let stream = Stream::new(lanesum::LaneHasher::new(alg), data)?;
+        Ok(LaneHasher { alg, stream })
     }
 
     /// Absorb more of the stream.
     fn update(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        with_bytes_from(data, 0, |b| {
-            self.state.lock().update(b, |s, b| {
-                s.update(b);
-            })
-        })?
+        self.stream.update(data)
     }
 
     /// The digest; ends the stream.
     fn digest<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let d = py.detach(|| self.state.lock().finish(|s| s.finalize()));
-        PyBytes::new(py, d.as_bytes())
+        PyBytes::new(py, self.stream.finish(py).as_bytes())
     }
 
     /// The digest as lowercase hex; ends the stream.
     fn hexdigest(&self, py: Python<'_>) -> String {
-        py.detach(|| self.state.lock().finish(|s| s.finalize()).to_hex())
+        self.stream.finish(py).to_hex()
     }
 
     /// The algorithm's canonical name.
@@ -114,12 +149,21 @@ impl LaneHasher {
 #[pyclass(frozen, module = "lanesum", name = "MultiHasher")]
 pub struct MultiHasher {
     names: Vec<Py<PyString>>,
-    state: Mutex<Phase<lanesum::MultiHasher, Vec<lanesum::Digest>>>,
+    stream: Stream<lanesum::MultiHasher>,
 }
 
 impl MultiHasher {
-    fn finish(&self, py: Python<'_>) -> Vec<lanesum::Digest> {
-        py.detach(|| self.state.lock().finish(|s| s.finalize()))
+    /// name -> `value(digest)`; ends the stream.
+    fn by_name<'py, V: IntoPyObject<'py>>(
+        &self,
+        py: Python<'py>,
+        value: impl Fn(&lanesum::Digest) -> V,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (n, d) in self.names.iter().zip(self.stream.finish(py)) {
+            out.set_item(n, value(&d))?;
+        }
+        Ok(out)
     }
 }
 
@@ -134,41 +178,23 @@ impl MultiHasher {
                 "MultiHasher needs at least one algorithm",
             ));
         }
-        let h = MultiHasher {
-            names,
-            state: Mutex::new(Phase::Open(lanesum::MultiHasher::new(&algs))),
-        };
-        if let Some(d) = data {
-            h.update(d)?;
-        }
-        Ok(h)
+        let stream = Stream::new(lanesum::MultiHasher::new(&algs), data)?;
+        Ok(MultiHasher { names, stream })
     }
 
     /// Absorb more of the stream into every algorithm.
     fn update(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        with_bytes_from(data, 0, |b| {
-            self.state.lock().update(b, |s, b| {
-                s.update(b);
-            })
-        })?
+        self.stream.update(data)
     }
 
     /// name -> digest; ends the stream.
-    fn digest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-        let out = pyo3::types::PyDict::new(py);
-        for (n, d) in self.names.iter().zip(self.finish(py)) {
-            out.set_item(n, PyBytes::new(py, d.as_bytes()))?;
-        }
-        Ok(out)
+    fn digest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.by_name(py, |d| PyBytes::new(py, d.as_bytes()))
     }
 
     /// name -> lowercase hex; ends the stream.
-    fn hexdigest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-        let out = pyo3::types::PyDict::new(py);
-        for (n, d) in self.names.iter().zip(self.finish(py)) {
-            out.set_item(n, d.to_hex())?;
-        }
-        Ok(out)
+    fn hexdigest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.by_name(py, |d| d.to_hex())
     }
 
     /// The algorithm names, as passed.

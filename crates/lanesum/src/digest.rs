@@ -40,6 +40,7 @@ impl Digest {
     /// The first `len` bytes of a full inline buffer. Taking the whole array (rather than a
     /// slice of it) keeps hot paths free of variable-length copies, whose byte-wise stores
     /// stall the next full-width load of the digest.
+    #[inline]
     pub(crate) fn from_array(bytes: [u8; INLINE], len: usize) -> Digest {
         assert!(len <= INLINE);
         Digest(Repr::Inline {
@@ -85,6 +86,7 @@ impl Digest {
     }
 
     /// The digest's bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
             Repr::Inline { len, bytes } => &bytes[..*len as usize],

@@ -25,9 +25,11 @@ impl Word for u32 {
     fn from_u64(x: u64) -> Self {
         x as u32
     }
+    #[inline]
     fn write_be(self, out: &mut [u8]) {
         out.copy_from_slice(&self.to_be_bytes()[..out.len()]);
     }
+    #[inline]
     fn write_le(self, out: &mut [u8]) {
         out.copy_from_slice(&self.to_le_bytes()[..out.len()]);
     }
@@ -38,9 +40,11 @@ impl Word for u64 {
     fn from_u64(x: u64) -> Self {
         x
     }
+    #[inline]
     fn write_be(self, out: &mut [u8]) {
         out.copy_from_slice(&self.to_be_bytes()[..out.len()]);
     }
+    #[inline]
     fn write_le(self, out: &mut [u8]) {
         out.copy_from_slice(&self.to_le_bytes()[..out.len()]);
     }

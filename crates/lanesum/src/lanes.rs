@@ -208,6 +208,10 @@ pub(crate) struct LaneKernel<W: 'static> {
     /// [`Uarch`](crate::uarch::Uarch) (see [`est`](crate::uarch::est)), used only to
     /// choose between kernels for a given number of busy lanes.
     pub est_gbps: f32,
+    /// What one call costs beyond its blocks, in nanoseconds: entering and leaving it,
+    /// the lanes' state in and out. Counts for messages of a few blocks, which take a
+    /// call or two per wave (see [`best_for`](crate::schedule::best_for)).
+    pub call_ns: f32,
     body: Body<W>,
 }
 
@@ -217,6 +221,7 @@ impl<W: Copy> std::fmt::Debug for LaneKernel<W> {
             .field("name", &self.name)
             .field("lanes", &self.lanes)
             .field("est_gbps", &self.est_gbps)
+            .field("call_ns", &self.call_ns)
             .finish()
     }
 }
@@ -234,6 +239,7 @@ impl<W: Copy + 'static> LaneKernel<W> {
             name,
             lanes,
             est_gbps,
+            call_ns: CALL_NS,
             body: Body::Plain(plain::<W, K>),
         }
     }
@@ -251,7 +257,17 @@ impl<W: Copy + 'static> LaneKernel<W> {
             name,
             lanes,
             est_gbps,
+            call_ns: CALL_NS,
             body: Body::Switched(switched::<W, K>),
+        }
+    }
+
+    /// The same kernel with a call cost of `ns` rather than [`CALL_NS`].
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_call_ns(self, ns: f32) -> Self {
+        LaneKernel {
+            call_ns: ns,
+            ..self
         }
     }
 
@@ -401,6 +417,12 @@ impl<W: Copy + 'static> LaneKernel<W> {
 pub(crate) fn plan_ns(jobs: usize) -> f32 {
     500.0 + 45.0 * jobs as f32
 }
+
+/// What a kernel call costs beyond its blocks, in nanoseconds (see
+/// [`LaneKernel::call_ns`]). Fitted on Zen 3 (forced SHA-NI x2, x3, x4 on 32,768 SHA-256
+/// messages of 64 and 512 bytes, CPU time: per message 34.7, 30.0 and 28.6 ns beyond
+/// the blocks, two calls a wave, which gives ~13 ns a call and ~22 per message).
+pub(crate) const CALL_NS: f32 = 13.0;
 
 /// What one split of the balanced tail costs, in nanoseconds: measured on Zen 5, MD5 x2
 /// (32 lanes) ran 33 x 16 KiB messages at 0.74 of its 32-message speed.

@@ -75,9 +75,9 @@ pub mod rustcrypto;
 mod testing;
 
 pub use algorithm::{Algorithm, ParseAlgorithmError};
-pub use batch::hash_many;
 #[cfg(feature = "rayon")]
 pub use batch::hash_many_par;
+pub use batch::{hash_many, hash_many_into};
 /// The owned chunks [`LaneHasher::update_bytes`] and [`MultiHasher::update_bytes`] take.
 #[cfg(feature = "bytes")]
 pub use bytes::Bytes;

@@ -46,7 +46,15 @@ pub(crate) fn pad_final<F: Family>(
 }
 
 /// The digest: the state's words in the family's byte order, truncated to `len` bytes.
+#[inline]
 pub(crate) fn digest_of<F: Family>(state: &F::State, len: usize) -> Digest {
+    Digest::from_array(state_bytes::<F>(state), len)
+}
+
+/// The state's words in the family's byte order (the digest before truncation), then
+/// zeros.
+#[inline]
+pub(crate) fn state_bytes<F: Family>(state: &F::State) -> [u8; 64] {
     let w = <F::Word as Word>::BYTES;
     let mut out = [0u8; 64];
     for (chunk, &word) in out.chunks_exact_mut(w).zip(state.as_ref()) {
@@ -56,7 +64,7 @@ pub(crate) fn digest_of<F: Family>(state: &F::State, len: usize) -> Digest {
             word.write_le(chunk);
         }
     }
-    Digest::from_array(out, len)
+    out
 }
 
 /// A streaming Merkle–Damgård hasher: state plus a partial block.

@@ -17,11 +17,12 @@ use std::cell::Cell;
 
 use lanesum::Algorithm;
 
-use super::syntax::{
-    all_hex, at, base64_len, bsd_tail, is_base64_of, is_white, line_start, strtoumax0,
-    untagged_name, Entry,
-};
 use crate::cksum_names::{CkAlg, SHA_BITS};
+use lanesum_files::manifest::syntax::{
+    all_hex, at, base64_len, bsd_tail, digest_field, is_base64_of, is_white, line_start,
+    strtoumax0, untagged_name,
+};
+use lanesum_files::manifest::Entry;
 
 /// The algorithm the lines select, carried from line to line (and file to file).
 #[derive(Clone, Debug)]
@@ -65,7 +66,7 @@ fn tag_at(s: &[u8]) -> Option<CkAlg> {
 
 /// Parse one line (LF and CR removed); `bsd_reversed` as for the other dialects.
 pub fn parse_line(s: &[u8], st: &State, bsd_reversed: &mut Option<bool>) -> Option<Entry> {
-    let (mut i, escaped) = line_start(s);
+    let (i, escaped) = line_start(s);
     let rest = &s[i.min(s.len())..];
     let sha2_family = |a: CkAlg| {
         matches!(
@@ -135,14 +136,7 @@ pub fn parse_line(s: &[u8], st: &State, bsd_reversed: &mut Option<bool>) -> Opti
     } else {
         cur.algorithm(cur.default_bits())?.digest_len()
     };
-    while i < s.len() && !is_white(s[i]) {
-        i += 1;
-    }
-    if i == s.len() {
-        return None;
-    }
-    let digest = &s[start..i];
-    let i = i + 1;
+    let (digest, i) = digest_field(s, start)?;
     let base64 = if digest.len() == base64_len(bytes) {
         if !is_base64_of(digest, bytes) {
             return None;

@@ -14,7 +14,9 @@ use crate::families::{self, all, each, AllOf, Each};
 use crate::family::{Family, Kernels};
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
-use crate::merkle_damgard::{digest_of, MdHasher};
+#[cfg(test)]
+use crate::merkle_damgard::digest_of;
+use crate::merkle_damgard::{state_bytes, MdHasher};
 use crate::schedule::{self, best_for, Job};
 use crate::waves;
 use crate::{Algorithm, Digest};
@@ -25,6 +27,7 @@ use crate::{Algorithm, Digest};
 /// if they fit one and share a shape, or one at a time if they are too few for lanes to
 /// pay. A forced kernel keeps submission order so tests can place messages in lanes,
 /// and runs everything, its remainder through the scheduler.
+#[cfg(test)]
 pub(super) fn run_batch<F: Family, M: AsRef<[u8]>>(
     iv: F::State,
     out_len: usize,
@@ -34,6 +37,26 @@ pub(super) fn run_batch<F: Family, M: AsRef<[u8]>>(
     start: LaneKernel<F::Word>,
     forced: bool,
 ) -> Vec<Digest> {
+    let mut out: Vec<Option<Digest>> = vec![None; msgs.len()];
+    run_batch_to::<F, M>(iv, msgs, total, ks, start, forced, |i, state| {
+        assert!(out[i].is_none(), "message {i} hashed twice");
+        out[i] = Some(digest_of::<F>(state, out_len));
+    });
+    out.into_iter()
+        .map(|d| d.expect("every message finished"))
+        .collect()
+}
+
+/// [`run_batch`], passing each message's final state to `done(index, state)`, once.
+pub(super) fn run_batch_to<F: Family, M: AsRef<[u8]>>(
+    iv: F::State,
+    msgs: &[M],
+    total: usize,
+    ks: &Kernels<F>,
+    start: LaneKernel<F::Word>,
+    forced: bool,
+    mut done: impl FnMut(usize, &F::State),
+) {
     let kernels = &ks.lanes[..];
     let n = msgs.len();
     let mut order: Vec<usize> = (0..n).collect();
@@ -41,11 +64,6 @@ pub(super) fn run_batch<F: Family, M: AsRef<[u8]>>(
     if !forced && !msgs.is_sorted_by(|a, b| a.as_ref().len() >= b.as_ref().len()) {
         order.sort_by_key(|&i| std::cmp::Reverse(msgs[i].as_ref().len()));
     }
-    let mut out: Vec<Option<Digest>> = vec![None; n];
-    let mut done = |i: usize, state: &F::State| {
-        debug_assert!(out[i].is_none(), "message {i} hashed twice");
-        out[i] = Some(digest_of::<F>(state, out_len));
-    };
     // Whole waves only; and past a multiple of the lanes, long messages leave their last
     // wave to the scheduler with the rest, whose balanced tail spreads them over the lanes.
     let extra = n % start.lanes;
@@ -88,9 +106,6 @@ pub(super) fn run_batch<F: Family, M: AsRef<[u8]>>(
             .map(job)
             .for_each(|(i, j)| done(i, &j.run_single(ks.single))),
     }
-    out.into_iter()
-        .map(|d| d.expect("every message finished"))
-        .collect()
 }
 
 /// The kernel `n` messages of `total` bytes start on, or `None` if they are done sooner
@@ -162,6 +177,47 @@ pub(crate) fn hash_md<M: AsRef<[u8]>>(
     level: Features,
     forced: Option<&str>,
 ) -> Option<Vec<Digest>> {
+    let len = alg.digest_len();
+    let mut out: Vec<Option<Digest>> = vec![None; msgs.len()];
+    hash_md_to(alg, msgs, level, forced, |i, bytes| {
+        debug_assert!(out[i].is_none(), "message {i} hashed twice");
+        out[i] = Some(Digest::from_array(*bytes, len));
+    })?;
+    Some(
+        out.into_iter()
+            .map(|d| d.expect("every message finished"))
+            .collect(),
+    )
+}
+
+/// [`hash_md`] writing the digests back to back into `out` (`alg.digest_len()` bytes
+/// each): no `Digest` per message, which for a million 64-byte messages was a fifth
+/// of the time (72 bytes each written, collected and copied out again).
+///
+/// # Panics
+/// If `out` is not `msgs.len()` digests long.
+pub(crate) fn hash_md_into<M: AsRef<[u8]>>(
+    alg: Algorithm,
+    msgs: &[M],
+    level: Features,
+    out: &mut [u8],
+) -> Option<()> {
+    let len = alg.digest_len();
+    assert_eq!(out.len(), msgs.len() * len, "room for every digest");
+    hash_md_to(alg, msgs, level, None, |i, bytes| {
+        out[i * len..][..len].copy_from_slice(&bytes[..len]);
+    })
+}
+
+/// [`hash_md`] passing each message's digest to `put(index, bytes)`, once: the first
+/// `alg.digest_len()` of the 64 bytes.
+fn hash_md_to<M: AsRef<[u8]>>(
+    alg: Algorithm,
+    msgs: &[M],
+    level: Features,
+    forced: Option<&str>,
+    mut put: impl FnMut(usize, &[u8; 64]),
+) -> Option<()> {
     let iv = families::lookup(alg)?;
     let len = alg.digest_len();
     each!(iv, KERNELS, |F, iv, cache| {
@@ -182,24 +238,21 @@ pub(crate) fn hash_md<M: AsRef<[u8]>>(
                 // Too few messages for any multi-lane kernel to win: skip the lane
                 // bookkeeping so a lone message costs what the single-stream path costs.
                 None => {
-                    let one = |m: &M| {
+                    for (i, m) in msgs.iter().enumerate() {
                         let mut h = MdHasher::<F>::new(iv, ks.single);
                         h.update(m.as_ref());
-                        h.finalize(len)
-                    };
-                    return Some(msgs.iter().map(one).collect());
+                        let mut bytes = [0u8; 64];
+                        bytes[..len].copy_from_slice(h.finalize(len).as_bytes());
+                        put(i, &bytes);
+                    }
+                    return Some(());
                 }
             },
         };
-        Some(run_batch::<F, M>(
-            *iv,
-            len,
-            msgs,
-            total,
-            ks,
-            start,
-            forced.is_some(),
-        ))
+        run_batch_to::<F, M>(*iv, msgs, total, ks, start, forced.is_some(), |i, state| {
+            put(i, &state_bytes::<F>(state))
+        });
+        Some(())
     })
 }
 

@@ -7,6 +7,7 @@
 mod lanes;
 mod spread;
 
+use lanes::hash_md_into;
 pub(crate) use lanes::{hash_md, hash_one};
 pub(crate) use spread::spread;
 
@@ -26,6 +27,41 @@ use crate::{Algorithm, Digest};
 /// ```
 pub fn hash_many<M: AsRef<[u8]>>(alg: Algorithm, msgs: &[M]) -> Vec<Digest> {
     run(alg, msgs, isa::active(), None).expect("auto kernel choice always exists")
+}
+
+/// Like [`hash_many`], writing the digests back to back into `out`
+/// (`alg.digest_len()` bytes each, in order): for many small messages, where building
+/// a [`Digest`] per message and copying it out costs as much as hashing them (a
+/// column of a million 64-byte values), the Merkle-Damgård algorithms write straight
+/// from their lanes.
+///
+/// ```
+/// use lanesum::{hash, hash_many_into, Algorithm};
+/// let msgs: Vec<Vec<u8>> = (0..100).map(|i| vec![i as u8; 64]).collect();
+/// let mut out = vec![0u8; 100 * 32];
+/// hash_many_into(Algorithm::Sha256, &msgs, &mut out);
+/// assert_eq!(&out[42 * 32..43 * 32], hash(Algorithm::Sha256, &msgs[42]).as_bytes());
+/// ```
+///
+/// # Panics
+/// If `out.len()` is not `msgs.len() * alg.digest_len()`.
+pub fn hash_many_into<M: AsRef<[u8]>>(alg: Algorithm, msgs: &[M], out: &mut [u8]) {
+    let size = alg.digest_len();
+    assert_eq!(
+        out.len(),
+        msgs.len() * size,
+        "hash_many_into: out must hold {} digests of {size} bytes",
+        msgs.len()
+    );
+    if hash_md_into(alg, msgs, isa::active(), out).is_some() {
+        return;
+    }
+    for (d, o) in hash_many(alg, msgs)
+        .iter()
+        .zip(out.chunks_exact_mut(size.max(1)))
+    {
+        o.copy_from_slice(d.as_bytes());
+    }
 }
 
 /// Like [`hash_many`], spreading the messages over all rayon threads.

@@ -25,16 +25,55 @@ fn check(alg: Algorithm, kernel: Option<&str>, msgs: &[Vec<u8>]) {
         Some(k) => hash_many_with(alg, k, &refs).unwrap(),
         None => hash_many(alg, &refs),
     };
+    let mut flat = vec![0u8; msgs.len() * alg.digest_len()];
+    if kernel.is_none() {
+        hash_many_into(alg, &refs, &mut flat);
+    }
     for (i, m) in msgs.iter().enumerate() {
         let mut s = crate::Hasher::new(alg);
         s.update(m);
-        assert_eq!(
-            got[i],
-            s.finalize(),
-            "{alg} kernel {kernel:?} msg {i} len {}",
-            m.len()
-        );
+        let want = s.finalize();
+        let (kernel, len) = (kernel, m.len());
+        assert_eq!(got[i], want, "{alg} kernel {kernel:?} msg {i} len {len}");
+        if kernel.is_none() {
+            let size = alg.digest_len();
+            let into = &flat[i * size..][..size];
+            assert_eq!(
+                into,
+                want.as_bytes(),
+                "{alg} hash_many_into msg {i} len {len}"
+            );
+        }
     }
+}
+
+/// `hash_many_into` of every algorithm, laned or not: the same bytes as `hash`.
+#[test]
+fn hash_many_into_every_algorithm() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let msgs: Vec<Vec<u8>> = (0..90)
+        .map(|i| {
+            let len = if i < 40 {
+                64
+            } else {
+                rng.random_range(0..2000)
+            };
+            (0..len).map(|_| rng.random()).collect()
+        })
+        .collect();
+    for &alg in Algorithm::ALL {
+        let mut out = vec![0u8; msgs.len() * alg.digest_len()];
+        hash_many_into(alg, &msgs, &mut out);
+        for (m, d) in msgs.iter().zip(out.chunks_exact(alg.digest_len())) {
+            assert_eq!(d, hash(alg, m).as_bytes(), "{alg}");
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "out must hold 2 digests of 16 bytes")]
+fn hash_many_into_wants_room_for_every_digest() {
+    hash_many_into(Algorithm::Md5, &[b"a", b"b"], &mut [0u8; 31]);
 }
 
 /// Every length 0..=300 in every lane position of every kernel: one batch per `r` of

@@ -62,8 +62,11 @@ fn wave_rate<W: Copy>(
 }
 
 /// The same for `busy` messages of `blocks` blocks of `block_len` bytes on average: long
-/// ones get the balanced tail, so a kernel narrower than the batch wastes no lanes.
-/// Returns the kernel and its estimated GB/s for the batch.
+/// ones get the balanced tail, so a kernel narrower than the batch wastes no lanes;
+/// short ones run in waves, each a call over their whole blocks and one over their
+/// padded ends, and for messages of a few blocks those calls' fixed cost
+/// ([`LaneKernel::call_ns`]) decides as much as the rates do. Returns the kernel and its
+/// estimated GB/s for the batch.
 pub(crate) fn best_for<W: Copy>(
     kernels: &[LaneKernel<W>],
     busy: usize,
@@ -71,11 +74,18 @@ pub(crate) fn best_for<W: Copy>(
     block_len: usize,
 ) -> (LaneKernel<W>, f32) {
     let mut waves = wave_rate(kernels, busy);
+    // Bytes compressed per message, its padding block counted (what the calls carry).
+    let each = ((blocks + 1) * block_len) as f32;
+    let calls = if blocks > 0 { 2.0 } else { 1.0 };
     best_by(kernels, |k| {
         if blocks >= plan_min_blocks(k) {
             k.rate_balanced(busy, blocks * block_len)
         } else {
-            waves(k)
+            // GB/s is bytes per nanosecond.
+            let n = busy.max(1);
+            let work_ns = n as f32 * each / waves(k);
+            let calls_ns = n.div_ceil(k.lanes) as f32 * calls * k.call_ns;
+            n as f32 * each / (work_ns + calls_ns)
         }
     })
 }

@@ -293,3 +293,26 @@ fn ragged_tails_are_exact() {
         slots_for(&msgs);
     }
 }
+
+/// A kernel whose calls cost more (SHA-NI x6, spilling its registers) loses messages of
+/// a block or two to a narrower one of nearly the same rate, but keeps long ones, where
+/// its calls are few and its rate counts.
+#[test]
+fn call_costs_decide_for_short_messages() {
+    use crate::testing::portable_lanes;
+    // Whole waves of both kernels, so that only rates and call costs differ (and the
+    // long ones' balanced tail has nothing to balance).
+    const N: usize = 96;
+    let ks = [
+        portable_lanes::<Md5>("x1", 1, 2.0),
+        portable_lanes::<Md5>("x4", 4, 2.44),
+        portable_lanes::<Md5>("x6", 6, 2.45).with_call_ns(68.0),
+    ];
+    for blocks in [0, 1, 2, 16] {
+        assert_eq!(best_for(&ks, N, blocks, 64).0.name, "x4", "{blocks}");
+    }
+    assert_eq!(best_for(&ks, N, 256, 64).0.name, "x6");
+    // Without the cost, the wider kernel wins even one-block messages.
+    let cheap = [ks[0], ks[1], ks[2].with_call_ns(crate::lanes::CALL_NS)];
+    assert_eq!(best_for(&cheap, N, 1, 64).0.name, "x6");
+}

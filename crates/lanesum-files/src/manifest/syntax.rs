@@ -1,22 +1,8 @@
 //! The pieces of checksum lines every dialect shares: blanks, escaped and C-string
-//! names, hex and base64 digests, `name) = digest` tails, C's number parsing.
+//! names, hex and base64 digests, `name) = digest` tails, C's number parsing. Public so
+//! that dialects outside this crate (the command's cksum lines) read lines alike.
 
-use lanesum::Algorithm;
-
-use crate::output;
-
-/// One properly formatted line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub alg: Algorithm,
-    /// The expected digest as written (hex, either case; or base64).
-    pub hex: Vec<u8>,
-    /// `hex` is base64 (cksum and lanesum lines), compared exactly.
-    pub base64: bool,
-    /// The file name, unescaped.
-    pub name: Vec<u8>,
-}
-
+/// Whether `b` is a blank between a line's fields: a space or a tab.
 pub fn is_white(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
@@ -26,9 +12,28 @@ pub fn at(s: &[u8], i: usize) -> u8 {
     s.get(i).copied().unwrap_or(0)
 }
 
-/// An escaped name undone ([`output::unescape_name`]); `None` if it holds a NUL too.
+/// Undo the escapes of a name in a check line (`\\`, `\n`, `\r`, as both the coreutils
+/// and the b3sum formats write them); `None` for any other escape or a trailing `\`.
+pub fn unescape_name(s: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut it = s.iter();
+    while let Some(&b) = it.next() {
+        out.push(match b {
+            b'\\' => match it.next()? {
+                b'\\' => b'\\',
+                b'n' => b'\n',
+                b'r' => b'\r',
+                _ => return None,
+            },
+            _ => b,
+        });
+    }
+    Some(out)
+}
+
+/// An escaped name undone ([`unescape_name`]); `None` if it holds a NUL too.
 pub fn unescape(s: &[u8]) -> Option<Vec<u8>> {
-    output::unescape_name(s).filter(|name| !name.contains(&0))
+    unescape_name(s).filter(|name| !name.contains(&0))
 }
 
 /// An unescaped name is a C string in coreutils: it ends at the first NUL.
@@ -37,6 +42,7 @@ pub fn c_string(s: &[u8]) -> Vec<u8> {
     s[..end].to_vec()
 }
 
+/// Whether every byte of `s` is a hex digit (either case).
 pub fn all_hex(s: &[u8]) -> bool {
     s.iter().all(u8::is_ascii_hexdigit)
 }
@@ -157,4 +163,13 @@ pub fn line_start(s: &[u8]) -> (usize, bool) {
     }
     let escaped = at(s, i) == b'\\';
     (i + usize::from(escaped), escaped)
+}
+
+/// An untagged line's digest field, from `start` to the first blank, and where the name
+/// part starts (past that blank); `None` if no blank follows. A NUL in the field (or
+/// right after it) is left for the digest check to refuse, as in 9.1.
+pub fn digest_field(s: &[u8], start: usize) -> Option<(&[u8], usize)> {
+    let start = start.min(s.len());
+    let end = start + s[start..].iter().position(|&b| is_white(b))?;
+    Some((&s[start..end], end + 1))
 }
