@@ -422,7 +422,8 @@ fn hash_lone(f: File, algs: &[Algorithm], may_map: bool) -> io::Result<Hashed> {
             f.seek(io::SeekFrom::Start(off))?;
             return hash_reader_from(f, h, off);
         };
-        if algs.len() == 1 {
+        if algs.len() == 1 || algs.iter().all(|a| a.spreads_one_input()) {
+            // Each spreads the window over the cores, piece by piece (see `MultiHasher`).
             h.update(&map);
         } else {
             // Several algorithms side by side, a few MiB at a time so each piece is still

@@ -4,6 +4,7 @@
 //! print them in.
 
 mod crc;
+pub(crate) mod crc_combine;
 mod sum;
 mod xxh;
 

@@ -357,6 +357,53 @@ fn multi_hasher_matches_each_algorithm() {
     });
 }
 
+/// Algorithms that each spread a large write over the cores (the CRCs, BLAKE3) take it in
+/// cache-sized pieces, one algorithm after another: equal to the `crc` crate's CRCs and
+/// the `blake3` crate for writes across pieces, whole and ragged, at every level.
+#[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
+fn multi_hasher_of_spreading_algorithms() {
+    let algs: Vec<Algorithm> = ["crc32", "crc32c", "crc64nvme", "crc", "blake3"]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(31);
+    let data = random_bytes(&mut rng, (21 << 20) + 5);
+    let be32 = |v: u32| v.to_be_bytes().to_vec();
+    let cksum = {
+        let c = crc::Crc::<u32>::new(&crc::CRC_32_CKSUM);
+        let mut d = c.digest();
+        d.update(&data);
+        let len = data.len() as u64;
+        let used = 8 - len.leading_zeros() as usize / 8;
+        d.update(&len.to_le_bytes()[..used]);
+        d.finalize()
+    };
+    let want: Vec<Vec<u8>> = vec![
+        be32(crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(&data)),
+        be32(crc::Crc::<u32>::new(&crc::CRC_32_ISCSI).checksum(&data)),
+        crc::Crc::<u64>::new(&crc::CRC_64_NVME)
+            .checksum(&data)
+            .to_be_bytes()
+            .to_vec(),
+        be32(cksum),
+        blake3::hash(&data).as_bytes().to_vec(),
+    ];
+    crate::testing::each_level(|| {
+        for cuts in [vec![], vec![13 << 20], vec![1, (9 << 20) + 3, 20 << 20]] {
+            let mut m = MultiHasher::with_engine(&Engine::new(), &algs);
+            let mut at = 0;
+            for cut in cuts.into_iter().chain([data.len()]) {
+                m.update(&data[at..cut]);
+                at = cut;
+            }
+            for ((a, d), w) in algs.iter().zip(m.finalize()).zip(&want) {
+                assert_eq!(d.as_bytes(), &w[..], "{a}");
+            }
+        }
+    });
+}
+
 /// A MultiHasher alone on its engine hashes a batch in the background while it gathers the
 /// next; another stream starting meanwhile turns it to sharing lanes, and back when that
 /// stream ends, with batches in flight at each change.

@@ -10,8 +10,9 @@
 //! * A multipart upload of `N >= 2` parts reports, by the algorithm's checksum type:
 //!   * `FULL_OBJECT` (CRC32, CRC32C, CRC64NVME): the CRC of the whole object, as if it had
 //!     been computed in one pass. Here each part's CRC is computed on its own (on every
-//!     core) and the CRCs are joined with crc-fast's `checksum_combine`, which is exactly
-//!     the CRC of the concatenation.
+//!     core) and the CRCs are joined as crc-fast's `checksum_combine` joins them (with
+//!     operators built once, see `checksums::crc_combine`), which is exactly the CRC of
+//!     the concatenation.
 //!   * `COMPOSITE` (CRC32, CRC32C, SHA-1, SHA-256): the checksum of the concatenation of
 //!     the parts' binary checksums in part order, base64, followed by `-N`.
 //!
@@ -24,6 +25,7 @@ use std::str::FromStr;
 use crc_fast::CrcAlgorithm;
 
 use crate::batch::{hash_many_cores, spread};
+use crate::checksums::crc_combine;
 use crate::{hash, Algorithm, Digest};
 
 /// A checksum algorithm S3 stores besides the ETag (the ones this mode computes).
@@ -188,7 +190,7 @@ pub fn s3_checksum_of_parts(
             let c = alg.crc().expect("only the CRCs are full-object");
             let mut v = S3Algorithm::crc_value(&part_sums[0]);
             for (d, &len) in part_sums.iter().zip(part_lens).skip(1) {
-                v = crc_fast::checksum_combine(c, v, S3Algorithm::crc_value(d), len);
+                v = crc_combine::combine(c, v, S3Algorithm::crc_value(d), len);
             }
             alg.crc_digest(v).to_base64()
         }
