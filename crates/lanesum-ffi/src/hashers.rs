@@ -4,7 +4,7 @@
 use lanesum::{Engine, Hasher, MultiHasher};
 
 use crate::algorithms::{self, LanesumAlgorithm};
-use crate::ptrs;
+use crate::ptrs::{self, LanesumSlice};
 use crate::registry::{self, Object, GLOBAL_ENGINE};
 use crate::status::{run, Error, LanesumStatus, Result};
 use crate::stream::{write_digests, Stream};
@@ -156,6 +156,37 @@ pub unsafe extern "C" fn lanesum_hasher_update(
         // SAFETY: the caller's contract.
         let data = unsafe { ptrs::bytes(data, len, "data") }?;
         registry::with_stream(hasher.id, |s| s.update(data))
+    })
+}
+
+/// Absorb `data[i]` into `hashers[i]` for each of `count` hashers, in one call: plain
+/// hashers (`lanesum_hasher_new`) of MD5, SHA-1 and the SHA-2 family side by side in SIMD
+/// lanes, each buffer read in place; the others one after another. For a program that
+/// gathers many streams' writes itself (a server's request bodies) and hands them over
+/// together: as fast per byte as `lanesum_hash_many`, with no engine and no copy. A handle
+/// may appear once; when any handle is bad or finalized, nothing is absorbed.
+///
+/// # Safety
+/// `hashers` and `data` must be null (with `count` 0) or point to `count` values each,
+/// every descriptor readable for its length during the call.
+#[no_mangle]
+pub unsafe extern "C" fn lanesum_hasher_update_many(
+    hashers: *const LanesumHasher,
+    data: *const LanesumSlice,
+    count: usize,
+) -> LanesumStatus {
+    run(|| {
+        // SAFETY: the caller's contract.
+        let handles = unsafe { ptrs::array(hashers, count, "hashers") }?;
+        // SAFETY: the caller's contract.
+        let descs = unsafe { ptrs::array(data, count, "data") }?;
+        let chunks = descs
+            .iter()
+            // SAFETY: the caller's contract: each descriptor is readable.
+            .map(|s| unsafe { ptrs::slice(s, "data[i].ptr") })
+            .collect::<Result<Vec<&[u8]>>>()?;
+        let ids: Vec<u64> = handles.iter().map(|h| h.id).collect();
+        registry::with_streams(&ids, |streams| Stream::update_many(streams, &chunks))
     })
 }
 

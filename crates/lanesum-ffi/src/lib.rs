@@ -44,8 +44,8 @@ pub use files::{
 pub use hashers::{
     lanesum_engine_free, lanesum_engine_global, lanesum_engine_new, lanesum_hasher_copy,
     lanesum_hasher_digest_len, lanesum_hasher_finalize, lanesum_hasher_free, lanesum_hasher_new,
-    lanesum_hasher_reset, lanesum_hasher_update, lanesum_lane_hasher_new, lanesum_multi_hasher_new,
-    LanesumEngine, LanesumHasher,
+    lanesum_hasher_reset, lanesum_hasher_update, lanesum_hasher_update_many,
+    lanesum_lane_hasher_new, lanesum_multi_hasher_new, LanesumEngine, LanesumHasher,
 };
 pub use oneshot::{lanesum_hash, lanesum_hash_many};
 pub use ptrs::LanesumSlice;

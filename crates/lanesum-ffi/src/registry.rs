@@ -147,6 +147,39 @@ pub(crate) fn with_stream<R>(id: u64, f: impl FnOnce(&mut Stream) -> Result<R>) 
     }
 }
 
+/// Run `f` on the streams behind `ids` at once, holding each slot's lock. Slots are
+/// locked in table order, so calls that share handles never wait on each other in a
+/// cycle; a handle given twice is an error (its lock would be taken twice).
+pub(crate) fn with_streams<R>(
+    ids: &[u64],
+    f: impl FnOnce(&mut [&mut Stream]) -> Result<R>,
+) -> Result<R> {
+    let mut order = Vec::with_capacity(ids.len());
+    for (at, &id) in ids.iter().enumerate() {
+        order.push((slot(id)?.2, at));
+    }
+    order.sort_unstable();
+    if let Some(w) = order.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(Error::argument(format!(
+            "handles {:#x} and {:#x} are the same hasher: each may appear once",
+            ids[w[0].1], ids[w[1].1]
+        )));
+    }
+    let mut guards: Vec<Option<MutexGuard<'static, Entry>>> = ids.iter().map(|_| None).collect();
+    for &(_, at) in &order {
+        guards[at] = Some(live(ids[at])?);
+    }
+    let mut streams = Vec::with_capacity(ids.len());
+    for (g, &id) in guards.iter_mut().zip(ids) {
+        match g.as_mut().and_then(|e| e.object.as_mut()) {
+            Some(Object::Stream(s)) => streams.push(&mut **s),
+            Some(o) => return Err(bad(id, &format!("is {}, not a hasher", o.kind()))),
+            None => unreachable!("live() checked"),
+        }
+    }
+    f(&mut streams)
+}
+
 /// The engine behind `id` (a clone: engines are handles to shared lanes).
 pub(crate) fn engine(id: u64) -> Result<Engine> {
     if id == GLOBAL_ENGINE {

@@ -44,6 +44,33 @@ impl Stream {
         Ok(())
     }
 
+    /// `data[i]` into `streams[i]` for every `i`: plain hashers side by side in lanes
+    /// (`Hasher::update_many`), engine and multi hashers one after another. Nothing is
+    /// absorbed when any of them was finalized.
+    pub fn update_many(streams: &mut [&mut Stream], data: &[&[u8]]) -> Result<()> {
+        if streams.iter().any(|s| {
+            matches!(
+                s,
+                Stream::Plain(_, None) | Stream::Lane(_, _, None) | Stream::Multi(_, _, None)
+            )
+        }) {
+            return Err(Self::finalized());
+        }
+        let mut plain = Vec::with_capacity(streams.len());
+        let mut chunks = Vec::with_capacity(streams.len());
+        for (s, &d) in streams.iter_mut().zip(data) {
+            match s {
+                Stream::Plain(_, Some(h)) => {
+                    plain.push(h);
+                    chunks.push(d);
+                }
+                other => other.update(d)?,
+            }
+        }
+        Hasher::update_many(&mut plain, &chunks);
+        Ok(())
+    }
+
     /// The digests (one after the other for a multi-algorithm hasher); finalizes.
     pub fn finalize(&mut self) -> Result<Vec<Digest>> {
         Ok(match self {

@@ -69,3 +69,95 @@ fn every_listed_name_is_an_algorithm() {
         assert_eq!(n, bare.parse::<lanesum::Algorithm>().unwrap().digest_len());
     }
 }
+
+/// `lanesum_hasher_update_many`: plain MD5 and SHA-256 hashers and an engine hasher in
+/// one call, over several calls of ragged buffers, give the library's digests; a handle
+/// given twice or freed, or a finalized hasher, is an error that absorbs nothing.
+#[test]
+fn update_many_matches_the_library() {
+    let (md5, sha256) = (alg(c"md5"), alg(c"sha256"));
+    let new = |a: LanesumAlgorithm| {
+        let mut h = LanesumHasher { id: 0 };
+        // SAFETY: a writable out-pointer.
+        assert_eq!(unsafe { lanesum_hasher_new(a, &mut h) }, LANESUM_OK);
+        h
+    };
+    let mut hs: Vec<LanesumHasher> = (0..21)
+        .map(|i| new(if i % 4 == 3 { sha256 } else { md5 }))
+        .collect();
+    let mut lane = LanesumHasher { id: 0 };
+    // SAFETY: the global engine's handle and a writable out-pointer.
+    let st = unsafe { lanesum_lane_hasher_new(LanesumEngine { id: 1 }, md5, &mut lane) };
+    assert_eq!(st, LANESUM_OK);
+    hs.push(lane);
+    let msgs: Vec<Vec<u8>> = (0..hs.len())
+        .map(|i| {
+            (0..(i * 7919) % 70_000)
+                .map(|j| (j * 31 + i) as u8)
+                .collect()
+        })
+        .collect();
+    let update = |hs: &[LanesumHasher], parts: &[&[u8]]| {
+        let descs: Vec<LanesumSlice> = parts
+            .iter()
+            .map(|p| LanesumSlice {
+                ptr: p.as_ptr(),
+                len: p.len(),
+            })
+            .collect();
+        // SAFETY: one readable descriptor per handle.
+        unsafe { lanesum_hasher_update_many(hs.as_ptr(), descs.as_ptr(), hs.len()) }
+    };
+    let mut at = vec![0usize; hs.len()];
+    for round in 0..9 {
+        let parts: Vec<&[u8]> = msgs
+            .iter()
+            .zip(&mut at)
+            .enumerate()
+            .map(|(i, (m, at))| {
+                let n = ((i + 3) * (round + 1) * 997 % 20_000).min(m.len() - *at);
+                *at += n;
+                &m[*at - n..*at]
+            })
+            .collect();
+        assert_eq!(update(&hs, &parts), LANESUM_OK);
+    }
+    let rest: Vec<&[u8]> = msgs.iter().zip(&at).map(|(m, &at)| &m[at..]).collect();
+    assert_eq!(update(&hs, &rest), LANESUM_OK);
+    // Errors, each absorbing nothing: a repeated handle, a freed one.
+    assert_eq!(update(&[hs[0], hs[0]], &[b"x", b"y"]), LANESUM_ERR_ARGUMENT);
+    let gone = new(md5);
+    assert_eq!(lanesum_hasher_free(gone), LANESUM_OK);
+    assert_eq!(update(&[hs[1], gone], &[b"x", b"y"]), LANESUM_ERR_HANDLE);
+    // SAFETY: no descriptors with count 0.
+    let st = unsafe { lanesum_hasher_update_many(std::ptr::null(), std::ptr::null(), 0) };
+    assert_eq!(st, LANESUM_OK);
+    for (i, (h, m)) in hs.iter().zip(&msgs).enumerate() {
+        let want = lanesum::hash(
+            if i % 4 == 3 && i != hs.len() - 1 {
+                lanesum::Algorithm::Sha256
+            } else {
+                lanesum::Algorithm::Md5
+            },
+            m,
+        );
+        let mut d = [0u8; 32];
+        let mut n = 0;
+        // SAFETY: `d` is writable for its length, `n` too.
+        let st = unsafe { lanesum_hasher_finalize(*h, d.as_mut_ptr(), d.len(), &mut n) };
+        assert_eq!(st, LANESUM_OK);
+        assert_eq!(&d[..n], want.as_bytes(), "hasher {i}");
+    }
+    // Finalized: an error, and the other hasher absorbs nothing either.
+    let fresh = new(md5);
+    assert_eq!(update(&[fresh, hs[2]], &[b"x", b"y"]), LANESUM_ERR_STATE);
+    let mut d = [0u8; 16];
+    // SAFETY: `d` is writable for its length.
+    let st =
+        unsafe { lanesum_hasher_finalize(fresh, d.as_mut_ptr(), d.len(), std::ptr::null_mut()) };
+    assert_eq!(st, LANESUM_OK);
+    assert_eq!(d, lanesum::hash(lanesum::Algorithm::Md5, b"").as_bytes());
+    for h in hs.into_iter().chain([fresh]) {
+        assert_eq!(lanesum_hasher_free(h), LANESUM_OK);
+    }
+}

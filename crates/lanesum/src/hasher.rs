@@ -4,9 +4,10 @@ use std::fmt;
 use std::io;
 
 use crate::families::{self, each, map, Each, OneOf};
-use crate::family::Family;
+use crate::family::{Family, Kernels};
 use crate::isa::{self, Features};
 use crate::merkle_damgard::MdHasher;
+use crate::schedule;
 use crate::{Algorithm, Digest};
 
 /// BLAKE3 hands updates at least this large to rayon (with the `rayon` feature): below it, thread hand-off costs more
@@ -147,6 +148,52 @@ impl Hasher {
         }
     }
 
+    /// Absorb `chunks[i]` into `hashers[i]` for every `i`: the streams of MD5, SHA-1 and
+    /// the SHA-2 family side by side in lanes (one pass per family, each chunk read in
+    /// place), any other algorithm one after another.
+    ///
+    /// For a caller that schedules many streams itself and hands over one write of each
+    /// at a time (a Go server gathering its writers' requests, through the C ABI): `update`
+    /// on each would run them one at a time on the single-stream path, and the
+    /// [`Engine`](crate::Engine) would copy them and coordinate their threads.
+    ///
+    /// ```
+    /// use lanesum::{hash, Algorithm, Hasher};
+    /// let mut a = Hasher::new(Algorithm::Md5);
+    /// let mut b = Hasher::new(Algorithm::Md5);
+    /// Hasher::update_many(&mut [&mut a, &mut b], &[b"abc", b"de"]);
+    /// assert_eq!(a.finalize(), hash(Algorithm::Md5, b"abc"));
+    /// assert_eq!(b.finalize(), hash(Algorithm::Md5, b"de"));
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunks` does not have one entry per hasher.
+    pub fn update_many(hashers: &mut [&mut Hasher], chunks: &[&[u8]]) {
+        assert_eq!(hashers.len(), chunks.len(), "one chunk per hasher");
+        let (mut md5, mut sha1, mut sha256, mut sha512) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (h, &c) in hashers.iter_mut().zip(chunks) {
+            if !matches!(h.inner, Inner::Md(_)) {
+                h.update(c);
+                continue;
+            }
+            let Inner::Md(md) = &mut h.inner else {
+                unreachable!("checked above")
+            };
+            match md {
+                OneOf::Md5(m) => md5.push((m, c)),
+                OneOf::Sha1(m) => sha1.push((m, c)),
+                OneOf::Sha256(m) => sha256.push((m, c)),
+                OneOf::Sha512(m) => sha512.push((m, c)),
+            }
+        }
+        let level = isa::active();
+        update_lanes(md5, level);
+        update_lanes(sha1, level);
+        update_lanes(sha256, level);
+        update_lanes(sha512, level);
+    }
+
     /// Absorb more of the message.
     pub fn update(&mut self, data: &[u8]) -> &mut Self {
         match &mut self.inner {
@@ -235,4 +282,21 @@ pub(crate) fn hash_at(alg: Algorithm, data: &[u8], level: Features) -> Digest {
     let mut h = Hasher::at(alg, level);
     h.update(data);
     h.finalize()
+}
+
+/// Each hasher's chunk, whole blocks side by side in lanes at `level` (see
+/// [`Hasher::update_many`]).
+fn update_lanes<F: Family>(mut work: Vec<(&mut MdHasher<F>, &[u8])>, level: Features) {
+    if work.is_empty() {
+        return;
+    }
+    let mut chunks = Vec::with_capacity(work.len());
+    for (i, (h, c)) in work.iter_mut().enumerate() {
+        if let Some(split) = h.split_for_lanes(c) {
+            chunks.push((i, *h.state_mut(), split));
+        }
+    }
+    schedule::run_chunks(&Kernels::<F>::new(level), chunks, |i, s| {
+        *work[i].0.state_mut() = *s
+    });
 }

@@ -67,6 +67,34 @@ pub(crate) fn state_bytes<F: Family>(state: &F::State) -> [u8; 64] {
     out
 }
 
+/// A stream's next chunk `c`, split for a pass in lanes that reads it in place: its
+/// carried bytes (`carry[..*carry_len]`, short of a block) completed from the chunk's
+/// start (the returned block, and its length: `F::BLOCK`, or 0 with nothing carried),
+/// then the chunk's whole blocks after that; what is left over is carried. `None` (all
+/// of `c` carried) while the carry stays short of a block.
+pub(crate) fn split_chunk<'c, F: Family>(
+    carry: &mut [u8; MAX_BLOCK],
+    carry_len: &mut usize,
+    c: &'c [u8],
+) -> Option<([u8; MAX_BLOCK], usize, &'c [u8])> {
+    let have = *carry_len;
+    if have + c.len() < F::BLOCK {
+        carry[have..have + c.len()].copy_from_slice(c);
+        *carry_len += c.len();
+        return None;
+    }
+    let fill = (F::BLOCK - have) % F::BLOCK;
+    let mut head = *carry;
+    head[have..have + fill].copy_from_slice(&c[..fill]);
+    let head_len = if have == 0 { 0 } else { F::BLOCK };
+    let rest = &c[fill..];
+    let whole = rest.len() - rest.len() % F::BLOCK;
+    let left = &rest[whole..];
+    carry[..left.len()].copy_from_slice(left);
+    *carry_len = left.len();
+    Some((head, head_len, &rest[..whole]))
+}
+
 /// A streaming Merkle–Damgård hasher: state plus a partial block.
 pub(crate) struct MdHasher<F: Family> {
     compress: Compress<F>,
@@ -123,6 +151,20 @@ impl<F: Family> MdHasher<F> {
         let rest = &data[whole..];
         self.buf[..rest.len()].copy_from_slice(rest);
         self.buf_len = rest.len();
+    }
+
+    /// `c` split for a pass in lanes (see [`split_chunk`]), counted in the length; the
+    /// caller then hashes the returned blocks from [`MdHasher::state_mut`].
+    pub(crate) fn split_for_lanes<'c>(
+        &mut self,
+        c: &'c [u8],
+    ) -> Option<([u8; MAX_BLOCK], usize, &'c [u8])> {
+        self.total = self.total.wrapping_add(c.len() as u64);
+        split_chunk::<F>(&mut self.buf, &mut self.buf_len, c)
+    }
+
+    pub(crate) fn state_mut(&mut self) -> &mut F::State {
+        &mut self.state
     }
 
     /// Pads, compresses the final block(s) and returns the first `len` digest bytes.

@@ -11,8 +11,8 @@ use std::fmt;
 use crate::families::{self, each, map, Each, OneOf};
 use crate::family::{Family, Kernels, MAX_BLOCK};
 use crate::isa::{self, Features};
-use crate::merkle_damgard::digest_of;
-use crate::schedule::{self, best, Job};
+use crate::merkle_damgard::{digest_of, split_chunk};
+use crate::schedule::{self, Job};
 use crate::{Algorithm, Digest, Hasher};
 
 /// `n` streams of one algorithm, updated together and finished together.
@@ -162,46 +162,15 @@ impl<F: Family> Streams<F> {
 
     fn update(&mut self, chunks: &[&[u8]]) {
         assert_eq!(chunks.len(), self.states.len(), "one chunk per stream");
-        // A stream's carried bytes completed to a block from its chunk's start.
-        let mut heads: Vec<[u8; MAX_BLOCK]> = Vec::with_capacity(chunks.len());
-        // (stream, head length, whole blocks of the chunk after the head)
-        let mut work: Vec<(usize, usize, &[u8])> = Vec::with_capacity(chunks.len());
+        let mut work = Vec::with_capacity(chunks.len());
         for (i, &c) in chunks.iter().enumerate() {
             self.total[i] = self.total[i].wrapping_add(c.len() as u64);
-            let have = self.carry_len[i];
-            if have + c.len() < F::BLOCK {
-                self.carry[i][have..have + c.len()].copy_from_slice(c);
-                self.carry_len[i] += c.len();
-                continue;
+            if let Some(split) = split_chunk::<F>(&mut self.carry[i], &mut self.carry_len[i], c) {
+                work.push((i, self.states[i], split));
             }
-            let fill = (F::BLOCK - have) % F::BLOCK;
-            let mut head = self.carry[i];
-            head[have..have + fill].copy_from_slice(&c[..fill]);
-            let head_len = if have == 0 { 0 } else { F::BLOCK };
-            let rest = &c[fill..];
-            let whole = rest.len() - rest.len() % F::BLOCK;
-            let left = &rest[whole..];
-            self.carry[i][..left.len()].copy_from_slice(left);
-            self.carry_len[i] = left.len();
-            heads.push(head);
-            work.push((i, head_len, &rest[..whole]));
         }
-        // Longest first: the end of the pass, where lanes run empty, holds short chunks.
-        let mut order: Vec<usize> = (0..work.len()).collect();
-        order.sort_by_key(|&k| std::cmp::Reverse(work[k].1 + work[k].2.len()));
-        let jobs: Vec<(usize, Job<F>)> = order
-            .iter()
-            .map(|&k| {
-                let (i, head_len, body) = work[k];
-                let job = Job {
-                    state: self.states[i],
-                    segs: schedule::segs([&heads[k][..head_len], body]),
-                    fin: None,
-                };
-                (i, job)
-            })
-            .collect();
-        self.run(jobs);
+        let states = &mut self.states;
+        schedule::run_chunks(&self.kernels, work, |i, s| states[i] = *s);
     }
 
     /// Stream `i`'s last job: its carried bytes, padded. (`carry` is `self.carry`, or
@@ -233,17 +202,8 @@ impl<F: Family> Streams<F> {
 
     /// Hash `jobs` in lanes (or on the single-stream path when too few), into `states`.
     fn run(&mut self, jobs: Vec<(usize, Job<F>)>) {
-        let k = best(&self.kernels.lanes, jobs.len());
-        if k.lanes == 1 {
-            for (i, job) in jobs {
-                self.states[i] = job.run_single(self.kernels.single);
-            }
-            return;
-        }
         let states = &mut self.states;
-        schedule::run::<F>(&self.kernels.lanes, k, true, jobs.into_iter(), |i, s| {
-            states[i] = *s
-        });
+        schedule::run_best(&self.kernels, jobs, |i, s| states[i] = *s);
     }
 }
 
@@ -263,6 +223,65 @@ mod tests {
             .collect()
     }
 
+    /// The next chunk of each message (empty, sub-block or many blocks, at random), from
+    /// `pos`, which moves past it.
+    fn next_chunks<'m>(
+        rng: &mut impl Rng,
+        msgs: &'m [Vec<u8>],
+        pos: &mut [usize],
+    ) -> Vec<&'m [u8]> {
+        let cap = [1usize, 70, 300, 5000][rng.random_range(0..4)];
+        msgs.iter()
+            .zip(pos)
+            .map(|(m, p)| {
+                let k = rng.random_range(0..=cap).min(m.len() - *p);
+                *p += k;
+                &m[*p - k..*p]
+            })
+            .collect()
+    }
+
+    /// `Hasher::update_many` (which shares this module's lane pass): hashers of every
+    /// laned algorithm and two others, mixed in one call, fed random chunks (empty,
+    /// sub-block, many blocks) over several calls, match `hash`, at every level.
+    #[test]
+    fn hasher_update_many_matches_one_shot_hash() {
+        crate::testing::each_level(|| {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+            let algs: Vec<Algorithm> = Algorithm::LANED
+                .iter()
+                .copied()
+                .chain([Algorithm::Blake3(32), Algorithm::Crc32c])
+                .collect();
+            for n in [0usize, 1, 3, 9, 33] {
+                let pick: Vec<Algorithm> = (0..n)
+                    .map(|i| {
+                        // Every third hasher of one algorithm, so families meet in lanes.
+                        if i % 3 == 0 {
+                            Algorithm::Md5
+                        } else {
+                            algs[rng.random_range(0..algs.len())]
+                        }
+                    })
+                    .collect();
+                let msgs = random_msgs(&mut rng, n, 20_000);
+                let mut pos = vec![0usize; n];
+                let mut hs: Vec<Hasher> = pick.iter().map(|&a| Hasher::new(a)).collect();
+                loop {
+                    let chunks = next_chunks(&mut rng, &msgs, &mut pos);
+                    let mut refs: Vec<&mut Hasher> = hs.iter_mut().collect();
+                    Hasher::update_many(&mut refs, &chunks);
+                    if pos.iter().zip(&msgs).all(|(p, m)| *p == m.len()) {
+                        break;
+                    }
+                }
+                for ((h, m), a) in hs.into_iter().zip(&msgs).zip(&pick) {
+                    assert_eq!(h.finalize(), hash(*a, m), "{a} n {n} len {}", m.len());
+                }
+            }
+        });
+    }
+
     /// Random streams fed random chunks (empty, sub-block, many blocks) match `hash`.
     #[test]
     fn matches_one_shot_hash() {
@@ -278,16 +297,7 @@ mod tests {
                     let mut pos = vec![0usize; n];
                     let mut b = StreamBatch::new(alg, n);
                     while pos.iter().zip(&msgs).any(|(p, m)| *p < m.len()) {
-                        let cap = [1usize, 70, 300, 5000][rng.random_range(0..4)];
-                        let chunks: Vec<&[u8]> = (0..n)
-                            .map(|i| {
-                                let k = rng.random_range(0..=cap).min(msgs[i].len() - pos[i]);
-                                let c = &msgs[i][pos[i]..pos[i] + k];
-                                pos[i] += k;
-                                c
-                            })
-                            .collect();
-                        b.update(&chunks);
+                        b.update(&next_chunks(&mut rng, &msgs, &mut pos));
                     }
                     let got = b.finalize();
                     for (m, d) in msgs.iter().zip(&got) {

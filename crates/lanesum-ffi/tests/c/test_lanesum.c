@@ -226,6 +226,47 @@ static void test_hash_many(void) {
     OK(lanesum_hash_many(alg("md5"), NULL, 0, NULL, 0, 0));
 }
 
+/* update_many: one million 'a' into each of the four algorithms' plain hashers (several
+ * per algorithm) in calls of ragged pieces, every digest the official one; a repeated
+ * handle is an error. */
+static void test_update_many(void) {
+    enum { PER = 5, N = 4 * PER };
+    static uint8_t buf[1000000];
+    memset(buf, 'a', sizeof buf);
+    LanesumHasher hs[N];
+    size_t at[N] = {0};
+    for (size_t i = 0; i < N; i++) OK(lanesum_hasher_new(alg(MILLION_A[i % 4].alg), &hs[i]));
+    for (int left = N; left > 0;) {
+        LanesumSlice pieces[N];
+        left = 0;
+        for (size_t i = 0; i < N; i++) {
+            size_t want = 1 + (i * 7919 + at[i] * 3) % 70001;
+            size_t n = want < sizeof buf - at[i] ? want : sizeof buf - at[i];
+            pieces[i].ptr = n ? buf + at[i] : NULL;
+            pieces[i].len = n;
+            at[i] += n;
+            left += at[i] < sizeof buf;
+        }
+        OK(lanesum_hasher_update_many(hs, pieces, N));
+    }
+    LanesumHasher twice[2] = {hs[0], hs[0]};
+    LanesumSlice two[2] = {{buf, 1}, {buf, 1}};
+    CHECK(lanesum_hasher_update_many(twice, two, 2) == LANESUM_ERR_ARGUMENT);
+    for (size_t i = 0; i < N; i++) {
+        uint8_t d[64];
+        char hx[129];
+        size_t n = 0;
+        OK(lanesum_hasher_finalize(hs[i], d, sizeof d, &n));
+        hex(d, n, hx);
+        if (strcmp(hx, MILLION_A[i % 4].hex) != 0) {
+            fprintf(stderr, "update_many %s hasher %zu: %s\n", MILLION_A[i % 4].alg, i, hx);
+            failures++;
+        }
+        OK(lanesum_hasher_free(hs[i]));
+    }
+    OK(lanesum_hasher_update_many(NULL, NULL, 0));
+}
+
 static void test_errors(void) {
     LanesumAlgorithm a = {0};
     CHECK(lanesum_algorithm(NULL, &a) == LANESUM_ERR_NULL);
@@ -424,6 +465,7 @@ int main(void) {
     test_oneshot();
     test_streaming();
     test_hash_many();
+    test_update_many();
     test_errors();
     test_threads();
     test_files();

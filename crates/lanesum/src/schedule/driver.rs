@@ -5,11 +5,11 @@
 #[cfg(test)]
 use std::cell::Cell;
 
-use super::choose::{best_by, plan_min_blocks};
-use super::job::{Job, SEGS};
+use super::choose::{best, best_by, plan_min_blocks};
+use super::job::{segs, Job, SEGS};
 use super::spare::{keep_tails, take_tails, SPARE_PADS};
 use super::tail::{self, shortest_plan};
-use crate::family::{self, Family, MAX_BLOCK};
+use crate::family::{self, Family, Kernels, MAX_BLOCK};
 use crate::lanes::{plan_ns, LaneKernel, MAX_LANES};
 use crate::merkle_damgard::{pad_final, padded_len};
 
@@ -73,6 +73,54 @@ const IDLE: Lane<'static> = Lane {
     end: 0,
     due: usize::MAX,
 };
+
+/// `jobs` through the best kernel of `kernels` for their number, in lanes, or one after
+/// another on the single-stream path when that is best (one job, or too few to pay).
+pub(crate) fn run_best<'a, F: Family>(
+    kernels: &Kernels<F>,
+    jobs: Vec<(usize, Job<'a, F>)>,
+    mut done: impl FnMut(usize, &F::State),
+) {
+    let k = best(&kernels.lanes, jobs.len());
+    if k.lanes == 1 {
+        for (i, job) in jobs {
+            done(i, &job.run_single(kernels.single));
+        }
+        return;
+    }
+    run::<F>(&kernels.lanes, k, true, jobs.into_iter(), done);
+}
+
+/// One chunk of a stream for [`run_chunks`]: the stream's id and chaining state, then
+/// its carried bytes completed to a block (`head[..head_len]`) and the chunk's whole
+/// blocks after it, read in place (as `merkle_damgard::split_chunk` gives them).
+pub(crate) type Chunk<'a, F> = (
+    usize,
+    <F as Family>::State,
+    ([u8; MAX_BLOCK], usize, &'a [u8]),
+);
+
+/// One pass over a chunk of each of several streams, through [`run_best`], longest
+/// first: the end of the pass, where lanes run empty, then holds the short chunks.
+pub(crate) fn run_chunks<F: Family>(
+    kernels: &Kernels<F>,
+    mut work: Vec<Chunk<'_, F>>,
+    done: impl FnMut(usize, &F::State),
+) {
+    work.sort_by_key(|(_, _, (_, head_len, body))| std::cmp::Reverse(head_len + body.len()));
+    let jobs = work
+        .iter()
+        .map(|(i, state, (head, head_len, body))| {
+            let job = Job {
+                state: *state,
+                segs: segs([&head[..*head_len], body]),
+                fin: None,
+            };
+            (*i, job)
+        })
+        .collect();
+    run_best(kernels, jobs, done);
+}
 
 /// Runs `jobs` (each with a caller-chosen id) through `kernels`, starting on `start`;
 /// `done(id, state)` receives each job's final state as it ends. With `narrow`, the
