@@ -10,8 +10,8 @@ import (
 )
 
 // Server mirrors github.com/minio/md5-simd's Server: code written for md5-simd switches by
-// changing its import. Its hashers' blocks share SIMD lanes (an engine of lanesum's),
-// hashed by the goroutines that write, with no central goroutine.
+// changing its import. Its hashers' writes share SIMD lanes: gathered by the server's
+// goroutines (NewServer, NewServerFor) or by an engine of lanesum's (NewEngine).
 type Server interface {
 	NewHash() Hasher
 	Close()
@@ -23,21 +23,35 @@ type Hasher interface {
 	Close()
 }
 
-// server is an engine; its hashers are MD5 unless made with NewEngineHash.
+// server is an engine (NewEngine).
 type server struct {
 	mu     sync.Mutex
 	engine C.LanesumEngine
 	alg    algorithm
 }
 
-// NewServer returns a Server whose MD5 hashers share lanes with each other (a new
-// engine, as md5-simd's NewServer starts a new server).
+// NewServer returns a Server whose MD5 hashers' writes are hashed together in SIMD
+// lanes by goroutines of the server's own, as md5-simd's NewServer starts a server:
+// a writer hands each large write over and waits, nothing is copied (see batchServer).
 func NewServer() Server {
-	return newServer(md5Alg)
+	return newBatchServer(md5Alg)
 }
 
-// NewEngine is NewServer for any algorithm: MD5, SHA-1 and the SHA-2 family share lanes,
-// the others hash one stream at a time.
+// NewServerFor is NewServer for any algorithm: MD5, SHA-1 and the SHA-2 family share
+// lanes, the others are hashed one write after another by the server's goroutines.
+func NewServerFor(name string) (Server, error) {
+	a, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return newBatchServer(a), nil
+}
+
+// NewEngine returns a Server on a lanesum engine of its own, for any algorithm: its
+// hashers' blocks are copied into the engine and hashed, in lanes, by whichever writer
+// fills its buffers (no goroutines of the server's), and Sum finalizes a hasher. Better
+// than NewServer where the writers are OS threads rather than goroutines; NewServer is
+// the faster for goroutines (see batchServer).
 func NewEngine(name string) (Server, error) {
 	a, err := lookup(name)
 	if err != nil {

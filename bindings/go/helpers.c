@@ -79,3 +79,9 @@ LanesumStatus ls_hash_each(const LanesumAlgorithm *algs, size_t n, const uint8_t
 	}
 	return LANESUM_OK;
 }
+
+// lanesum_hasher_update_many with its message.
+LanesumStatus ls_update_many(const LanesumHasher *hashers, const LanesumSlice *data,
+		size_t count, char *msg, size_t mcap) {
+	return ls_message(lanesum_hasher_update_many(hashers, data, count), msg, mcap);
+}

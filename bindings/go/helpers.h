@@ -19,5 +19,7 @@ LanesumStatus ls_hash_many(LanesumAlgorithm alg, const LanesumSlice *msgs, size_
 
 LanesumStatus ls_hash_each(const LanesumAlgorithm *algs, size_t n, const uint8_t *data,
     size_t len, uint8_t *out, size_t cap);
+LanesumStatus ls_update_many(const LanesumHasher *hashers, const LanesumSlice *data,
+    size_t count, char *msg, size_t mcap);
 
 #endif

@@ -236,8 +236,11 @@ func TestServer(t *testing.T) {
 				if got := h.Sum([]byte{9}); !bytes.Equal(got[1:], want[:]) || got[0] != 9 {
 					t.Errorf("second Sum differs")
 				}
-				if _, err := h.Write([]byte{1}); !errors.Is(err, ErrWriteAfterSum) {
-					t.Errorf("Write after Sum: %v", err)
+				// Sum leaves the state alone: writing on continues the message.
+				h.Write([]byte{1})
+				more := md5.Sum(append(data, 1))
+				if got := h.Sum(nil); !bytes.Equal(got, more[:]) {
+					t.Errorf("stream %d round %d: Write after Sum: %x, want %x", g, round, got, more)
 				}
 				h.Reset()
 			}
@@ -315,4 +318,45 @@ func TestStdlibHasher(t *testing.T) {
 	if hex.EncodeToString(h.Sum(nil)) != "900150983cd24fb0d6963f7d28e17f72" {
 		t.Fatal("StdlibHasher MD5(abc) differs")
 	}
+}
+
+// NewServerFor: SHA-256 streams through a server's goroutines, some written after the
+// server closed (they hash each write themselves then), each checked against crypto/sha256.
+func TestServerForClosedMidStream(t *testing.T) {
+	srv := must(NewServerFor("sha256"))
+	if _, err := NewServerFor("no-such-algorithm"); err == nil {
+		t.Fatal("NewServerFor of an unknown name succeeded")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	datas := make([][]byte, 8)
+	hs := make([]Hasher, len(datas))
+	for i := range datas {
+		datas[i] = randBytes(r, 200_000+i*5000)
+		hs[i] = srv.NewHash()
+	}
+	var wg sync.WaitGroup
+	for i, h := range hs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.Write(datas[i][:100_000])
+		}()
+	}
+	wg.Wait()
+	srv.Close()
+	srv.Close()
+	for i, h := range hs {
+		h.Write(datas[i][100_000:])
+		want := sha256.Sum256(datas[i])
+		if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
+			t.Errorf("stream %d: %x, want %x", i, got, want)
+		}
+		h.Close()
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("NewHash after Close did not panic")
+		}
+	}()
+	srv.NewHash()
 }

@@ -39,6 +39,10 @@ type stream struct {
 	n      int    // bytes in small (before h is made)
 	big    []byte // gathered writes (after h is made)
 	small  [gather]byte
+	// via: the batch server that hashes this stream's large writes (a plain stream of
+	// NewServer's), else nil; done is its reusable answer channel.
+	via  *batchServer
+	done chan struct{}
 }
 
 func (s *stream) algsPtr() (*C.LanesumAlgorithm, C.size_t) {
@@ -101,15 +105,41 @@ func (s *stream) write(p []byte) {
 		// Top the buffer up, hand it over, keep the rest.
 		k := bigGather - len(s.big)
 		s.big = append(s.big, p[:k]...)
-		ptr, l := bytesPtr(s.big)
-		mustOK(C.lanesum_hasher_update(s.h, ptr, l))
+		s.update(s.big, nil)
 		s.big = append(s.big[:0], p[k:]...)
 		return
 	}
-	a, al := bytesPtr(s.big)
-	b, bl := bytesPtr(p)
-	mustOK(C.ls_update2(s.h, a, al, b, bl))
+	s.update(s.big, p)
 	s.big = s.big[:0]
+}
+
+// update hands a then b (either may be empty) to the library hasher: through the batch
+// server while the stream has an open one, else in one cgo call.
+func (s *stream) update(a, b []byte) {
+	for s.via != nil && len(a)+len(b) > 0 {
+		if len(a) == 0 {
+			a, b = b, nil
+			continue
+		}
+		if s.done == nil {
+			s.done = make(chan struct{}, 1)
+		}
+		ok, err := s.via.submit(s.h, a, s.done)
+		if err != nil {
+			panic(err) // a handle of this package's was invalid: a bug here
+		}
+		if !ok {
+			s.via = nil // closed: hash here from now on
+			break
+		}
+		a, b = b, nil
+	}
+	if len(a)+len(b) == 0 {
+		return
+	}
+	ap, al := bytesPtr(a)
+	bp, bl := bytesPtr(b)
+	mustOK(C.ls_update2(s.h, ap, al, bp, bl))
 }
 
 // sum appends the digests to b: leaving the state alone (plain hashers) or finalizing it.
