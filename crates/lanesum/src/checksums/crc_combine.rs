@@ -151,6 +151,7 @@ pub(crate) fn combine(alg: CrcAlgorithm, crc1: u64, crc2: u64, len2: u64) -> u64
 }
 
 /// The register (crc-fast's `state`) that gives `crc` once finalized.
+#[cfg_attr(not(feature = "rayon"), allow(dead_code))]
 pub(crate) fn state_of(alg: CrcAlgorithm, crc: u64) -> u64 {
     crc ^ Shifts::get(alg).xorout
 }
