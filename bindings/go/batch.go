@@ -92,16 +92,26 @@ func (s *batchServer) work() {
 			handles = append(handles, r.h)
 			descs = append(descs, C.LanesumSlice{ptr: (*C.uint8_t)(unsafe.Pointer(p)), len: C.size_t(len(r.p))})
 		}
-		var m msgBuf
-		mp, mc := m.ptr()
-		st := C.ls_update_many(&handles[0], &descs[0], C.size_t(len(reqs)), mp, mc)
-		pin.Unpin()
-		err := errorOf(st, &m)
-		for _, r := range reqs {
-			r.err = err
+		err := updateMany(handles, descs)
+		for i, r := range reqs {
+			if err != nil {
+				// Nothing was absorbed: each on its own, so that one bad handle (a
+				// hasher closed while another goroutine wrote to it) fails alone.
+				err1 := updateMany(handles[i:i+1], descs[i:i+1])
+				r.err = err1
+			}
 			r.done <- struct{}{}
 		}
+		pin.Unpin()
 	}
+}
+
+// updateMany is lanesum_hasher_update_many over handles and descs.
+func updateMany(handles []C.LanesumHasher, descs []C.LanesumSlice) error {
+	var m msgBuf
+	mp, mc := m.ptr()
+	st := C.ls_update_many(&handles[0], &descs[0], C.size_t(len(handles)), mp, mc)
+	return errorOf(st, &m)
 }
 
 // drain appends the writes waiting now, up to batchMax in all.
