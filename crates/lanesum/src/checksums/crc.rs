@@ -67,7 +67,7 @@ impl Crc {
         let piece = data.len().div_ceil(pieces);
         // The first piece continues this stream's CRC; each other starts afresh and is
         // joined on in order (see `crc_combine`: a few microseconds each).
-        let crcs: Vec<u64> = data
+        let crcs: Vec<(u64, u64)> = data
             .par_chunks(piece)
             .enumerate()
             .map(|(i, p)| {
@@ -77,13 +77,13 @@ impl Crc {
                     crc_fast::Digest::new(self.which)
                 };
                 d.update(p);
-                d.finalize()
+                (d.finalize(), p.len() as u64)
             })
             .collect();
-        let mut crc = crcs[0];
-        for (&next, p) in crcs[1..].iter().zip(data.chunks(piece).skip(1)) {
-            crc = combine(self.which, crc, next, p.len() as u64);
-        }
+        let (first, rest) = crcs.split_first().expect("at least one piece");
+        let crc = rest.iter().fold(first.0, |crc, &(next, len)| {
+            combine(self.which, crc, next, len)
+        });
         self.digest = crc_fast::Digest::new_with_init_state(self.which, state_of(self.which, crc));
     }
 

@@ -131,16 +131,14 @@ impl MultiHasher {
     fn write_alone(&mut self, data: &[u8]) {
         if threads() <= 1 {
             self.each(data, false);
-        } else if data.len() >= PAR_BATCH {
-            // Large enough alone: hashed in place, not copied into a batch.
-            self.flush();
-            self.each(data, true);
-        } else if self.pending.len() + data.len() <= PAR_BATCH {
+        } else if data.len() < PAR_BATCH && self.pending.len() + data.len() <= PAR_BATCH {
             Arc::make_mut(&mut self.pending).extend_from_slice(data);
             if self.pending.len() == PAR_BATCH {
                 self.flush();
             }
         } else {
+            // What was gathered first; then this write in place (a batch or more is
+            // never copied).
             self.flush();
             self.each(data, true);
         }
