@@ -76,6 +76,27 @@ def test_large_views_and_long_values():
         assert lanesum.hash_array(pa.array(vals, typ), "md5").to_pylist() == md5s(vals)
 
 
+@pytest.mark.parametrize("name", ["md5", "sha256", "sha512", "blake2s"])
+def test_big_batches_in_groups(name):
+    # Over 16,384 rows goes to the grouped path (each group hashed, and hexed, on its own
+    # thread), with groups also cut by bytes: ragged lengths, nulls and a slice.
+    rng = random.Random(11)
+    vals = [
+        None if rng.random() < 0.05 else rng.randbytes(rng.choice([0, 1, 63, 64, 65, 700, 3000]))
+        for _ in range(40_000)
+    ]
+    want = [None if v is None else hashlib.new(name, v).digest() for v in vals]
+    arr = pa.array(vals, pa.large_binary())
+    assert lanesum.hash_array(arr, name).to_pylist() == want
+    assert lanesum.hash_array(arr, name, hex=True).to_pylist() == [
+        None if d is None else d.hex() for d in want
+    ]
+    dense = [v for v in vals if v is not None]
+    hexed = lanesum.hash_array(pa.array(dense, pa.binary()).slice(7), name, hex=True)
+    assert hexed.null_count == 0
+    assert hexed.to_pylist() == [hashlib.new(name, v).hexdigest() for v in dense[7:]]
+
+
 def test_digest_array_without_pyarrow_wrapper():
     raw = _lanesum.hash_array(pa.array([b"a", None]), "sha1", False)
     assert isinstance(raw, lanesum.DigestArray)

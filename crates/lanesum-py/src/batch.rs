@@ -64,14 +64,31 @@ const GROUP_BYTES: usize = 8 << 20;
 /// scheduler's sorted copies), where groups reuse warm memory. Small batches, or few
 /// large messages, go to `hash_many_par` whole.
 pub fn digests_flat(alg: Algorithm, msgs: &[&[u8]]) -> Vec<u8> {
+    digests_as(alg, msgs, false)
+}
+
+/// As [`digests_flat`], each digest as lowercase hex (twice as long), written by the
+/// thread that hashed its group while the digests are in its cache. Converting after
+/// the hashing, on one thread, took longer than the hashing itself: 1,000,000 SHA-256
+/// digests of 64 B values, 2 cores, 75 ms to hash and 100 ms more with hex.
+pub fn hex_digests_flat(alg: Algorithm, msgs: &[&[u8]]) -> Vec<u8> {
+    digests_as(alg, msgs, true)
+}
+
+fn digests_as(alg: Algorithm, msgs: &[&[u8]], hex: bool) -> Vec<u8> {
     let size = alg.digest_len();
-    let mut out = vec![0u8; msgs.len() * size];
+    let width = if hex { 2 * size } else { size };
+    let mut out = vec![0u8; msgs.len() * width];
     if msgs.len() < 2 * GROUP {
         for (d, o) in lanesum::hash_many_par(alg, msgs)
             .iter()
-            .zip(out.chunks_exact_mut(size.max(1)))
+            .zip(out.chunks_exact_mut(width.max(1)))
         {
-            o.copy_from_slice(d.as_bytes());
+            if hex {
+                hex_into(d.as_bytes(), o);
+            } else {
+                o.copy_from_slice(d.as_bytes());
+            }
         }
         return out;
     }
@@ -89,13 +106,44 @@ pub fn digests_flat(alg: Algorithm, msgs: &[&[u8]]) -> Vec<u8> {
             .count()
             .max(1);
         let (g, r) = rest.split_at(n);
-        let (go, ro) = std::mem::take(&mut rest_out).split_at_mut(n * size);
+        let (go, ro) = std::mem::take(&mut rest_out).split_at_mut(n * width);
         groups.push((g, go));
         rest = r;
         rest_out = ro;
     }
     groups
         .into_par_iter()
-        .for_each(|(g, o)| lanesum::hash_many_into(alg, g, o));
+        .for_each_init(Vec::new, |raw, (g, o)| {
+            if !hex {
+                return lanesum::hash_many_into(alg, g, o);
+            }
+            raw.resize(g.len() * size, 0);
+            lanesum::hash_many_into(alg, g, raw);
+            for (d, h) in raw
+                .chunks_exact(size.max(1))
+                .zip(o.chunks_exact_mut(width.max(1)))
+            {
+                hex_into(d, h);
+            }
+        });
     out
+}
+
+/// Each byte's two lowercase hex digits.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [DIGITS[i >> 4], DIGITS[i & 15]];
+        i += 1;
+    }
+    t
+};
+
+/// Lowercase hex of `bytes` into `out` (twice as long).
+pub fn hex_into(bytes: &[u8], out: &mut [u8]) {
+    for (b, o) in bytes.iter().zip(out.chunks_exact_mut(2)) {
+        o.copy_from_slice(&HEX_PAIRS[usize::from(*b)]);
+    }
 }

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::arrow_ffi::{self, Offsets, OutBuffers};
+use crate::batch;
 use crate::names::parse_algorithm;
 
 /// A column of digests, exported through the Arrow PyCapsule interface
@@ -73,8 +74,12 @@ pub fn hash_array(
         })?;
     }
     let data = py.detach(|| {
-        let digests = crate::batch::digests_flat(alg, &msgs);
-        build(alg.digest_len(), &valid, digests, hex)
+        let size = alg.digest_len();
+        if hex {
+            build(2 * size, &valid, batch::hex_digests_flat(alg, &msgs), true)
+        } else {
+            build(size, &valid, batch::digests_flat(alg, &msgs), false)
+        }
     });
     drop(msgs);
     drop(chunks);
@@ -83,9 +88,9 @@ pub fn hash_array(
     })
 }
 
-/// The output buffers: digests (or hex) in row order, zeros or empty strings under nulls.
-/// `digests` holds the non-null rows' digests back to back, `size` bytes each.
-fn build(size: usize, valid: &[bool], digests: Vec<u8>, hex: bool) -> OutBuffers {
+/// The output buffers: digests (or their hex) in row order, zeros or empty strings under
+/// nulls. `values` holds the non-null rows' values back to back, `width` bytes each.
+fn build(width: usize, valid: &[bool], values: Vec<u8>, hex: bool) -> OutBuffers {
     let len = valid.len();
     let null_count = valid.iter().filter(|v| !**v).count();
     let validity = (null_count > 0).then(|| {
@@ -95,33 +100,20 @@ fn build(size: usize, valid: &[bool], digests: Vec<u8>, hex: bool) -> OutBuffers
         }
         bits
     });
-    let width = if hex { 2 * size } else { size };
-    let values = if hex {
-        let mut v = vec![0u8; (len - null_count) * width];
-        for (d, out) in digests
-            .chunks_exact(size.max(1))
-            .zip(v.chunks_exact_mut(width.max(1)))
-        {
-            hex_into(d, out);
-        }
-        v
-    } else {
-        digests
-    };
     if !hex {
-        // Fixed-size binary has a slot under every row: spread the digests out.
+        // Fixed-width binary has a slot under every row: spread the digests out.
         let values = if null_count == 0 {
             values
         } else {
-            let mut spread = vec![0u8; len * size];
-            let mut next = values.chunks_exact(size.max(1));
+            let mut spread = vec![0u8; len * width];
+            let mut next = values.chunks_exact(width.max(1));
             for (i, _) in valid.iter().enumerate().filter(|(_, v)| **v) {
-                spread[i * size..(i + 1) * size].copy_from_slice(next.next().unwrap_or(&[]));
+                spread[i * width..(i + 1) * width].copy_from_slice(next.next().unwrap_or(&[]));
             }
             spread
         };
         return OutBuffers {
-            format: CString::new(format!("w:{size}")).expect("no NUL"),
+            format: CString::new(format!("w:{width}")).expect("no NUL"),
             len,
             null_count,
             validity,
@@ -129,17 +121,10 @@ fn build(size: usize, valid: &[bool], digests: Vec<u8>, hex: bool) -> OutBuffers
             values,
         };
     }
-    let mut at = 0usize;
-    let ends = valid.iter().map(|v| {
-        if *v {
-            at += width;
-        }
-        at
-    });
     let offsets = if values.len() <= i32::MAX as usize {
-        Offsets::Small(std::iter::once(0).chain(ends.map(|e| e as i32)).collect())
+        Offsets::Small(offsets_of(len, null_count, width, valid, |e| e as i32))
     } else {
-        Offsets::Large(std::iter::once(0).chain(ends.map(|e| e as i64)).collect())
+        Offsets::Large(offsets_of(len, null_count, width, valid, |e| e as i64))
     };
     let format = if matches!(offsets, Offsets::Small(_)) {
         "u"
@@ -156,11 +141,26 @@ fn build(size: usize, valid: &[bool], digests: Vec<u8>, hex: bool) -> OutBuffers
     }
 }
 
-/// Lowercase hex of `bytes` into `out` (twice as long).
-fn hex_into(bytes: &[u8], out: &mut [u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for (b, o) in bytes.iter().zip(out.chunks_exact_mut(2)) {
-        o[0] = DIGITS[usize::from(b >> 4)];
-        o[1] = DIGITS[usize::from(b & 15)];
+/// The `len + 1` offsets of a string column of `width`-byte values, none under the rows
+/// `valid` marks null: a plain multiple of the row without nulls (a loop the compiler
+/// vectorises: the running count took a few ms a million rows).
+fn offsets_of<T>(
+    len: usize,
+    null_count: usize,
+    width: usize,
+    valid: &[bool],
+    cast: impl Fn(usize) -> T,
+) -> Vec<T> {
+    if null_count == 0 {
+        return (0..=len).map(|i| cast(i * width)).collect();
     }
+    let mut at = 0usize;
+    std::iter::once(cast(0))
+        .chain(valid.iter().map(|v| {
+            if *v {
+                at += width;
+            }
+            cast(at)
+        }))
+        .collect()
 }
