@@ -636,9 +636,13 @@ mod tests {
             files.push(p);
             want.push(Some(d));
         }
+        // Streams that move between workers (the first three), and kept by one worker
+        // (SHA-3, whose lanes are a StreamBatch's).
         for algs in [
             &[Algorithm::Md5][..],
             &[Algorithm::Sha256, Algorithm::Blake3(32)][..],
+            &[Algorithm::Sha1, Algorithm::Sha512, Algorithm::Xxh3][..],
+            &[Algorithm::Sha3_256, Algorithm::Md5][..],
         ] {
             for threads in [1, 2, 5, 64] {
                 let pool = rayon::ThreadPoolBuilder::new()
@@ -651,6 +655,36 @@ mod tests {
                 check(&out, &want, algs);
             }
         }
+    }
+
+    /// Two workers, two big files and two tiny ones: the worker that started the tiny
+    /// ones runs out of work at once and is handed one of the big streams mid-file
+    /// (read, so that a file is many windows), and every digest is still its file's.
+    #[test]
+    fn a_worker_left_without_files_is_handed_a_stream() {
+        let dir = tempfile::tempdir().unwrap();
+        let sizes = [9 << 20, 1000, 7 << 20, 3];
+        let mut want = Vec::new();
+        let mut files = Vec::new();
+        for (i, &n) in sizes.iter().enumerate() {
+            let p = dir.path().join(format!("f{i}"));
+            let d = data(n, i);
+            File::create(&p).unwrap().write_all(&d).unwrap();
+            files.push(p);
+            want.push(Some(d));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let algs = [Algorithm::Md5, Algorithm::Sha256];
+        let before = bigs::HANDED.load(std::sync::atomic::Ordering::SeqCst);
+        for _ in 0..4 {
+            let opened = files.iter().map(|p| File::open(p).unwrap()).collect();
+            let out = pool.install(|| bigs::hash_side_by_side(opened, &algs, false));
+            check(&out, &want, &algs);
+        }
+        assert!(bigs::HANDED.load(std::sync::atomic::Ordering::SeqCst) > before);
     }
 
     /// Many more small files than one window, each in its place.

@@ -207,6 +207,17 @@ impl Algorithm {
             )
     }
 
+    /// Whether streams of this algorithm share lanes only inside a
+    /// [`StreamBatch`](crate::StreamBatch): SHA-3 and SHAKE. [`Hasher::update_many`]
+    /// runs them one after another, where it runs MD5, SHA-1 and the SHA-2 family side by
+    /// side in lanes, so a caller that keeps each stream in its own `Hasher` (free to move
+    /// between threads between writes) loses their lanes and no others.
+    ///
+    /// [`Hasher::update_many`]: crate::Hasher::update_many
+    pub fn lanes_need_stream_batch(self) -> bool {
+        self.streams_in_lanes() && !Self::LANED.contains(&self)
+    }
+
     /// Whether one large input is hashed on every core at once: BLAKE3 (its tree),
     /// BitTorrent v2 (its pieces) and the CRCs (pieces whose CRCs are combined), with
     /// the `rayon` feature. A program with several big files of such algorithms hashes
