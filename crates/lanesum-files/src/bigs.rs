@@ -6,16 +6,18 @@
 //! the next window of each stream it holds and hashes them in one lane pass per
 //! algorithm, read in place.
 //!
-//! - MD5, SHA-1, SHA-2 and the algorithms without lanes: streams move. Each stream keeps
-//!   its state in its own hashers, and after each window the worker gives back the
-//!   streams that go on and takes the ones that waited longest ([`mover`]). A core that
-//!   runs slower hashes fewer windows instead of finishing its files last.
-//! - SHA-3 and SHAKE, whose lanes live in a [`StreamBatch`]: each worker keeps the files
-//!   dealt to it, and when one ends its stream takes the next file of a shared queue
-//!   ([`worker`]).
+//! - MD5, SHA-1, SHA-2 and the other algorithms that never enter rayon inside a write:
+//!   streams move ([`mover`]). Each stream keeps its state in its own hashers; when one
+//!   ends, its worker starts the next file of a shared queue, and once none is left, a
+//!   worker with nothing to hash is handed a stream by one holding several. A core that
+//!   runs slower then holds back one file at the end, not its whole share.
+//! - SHA-3 and SHAKE (whose lanes live in a [`StreamBatch`]), and sets with BLAKE3 or a
+//!   CRC: each worker keeps the files it started, and when one ends its stream takes the
+//!   next file of the shared queue ([`worker`]).
 //!
-//! What the workers share is a queue behind one lock (taken once a window, or once a file
-//! started) and nothing else: windows and buffers are the stream's, lanes the worker's.
+//! What the workers share is that queue behind one lock (taken once a file starts or
+//! ends, or a stream is handed over) and nothing else: windows and buffers are the
+//! stream's, lanes the worker's.
 //! Adding threads adds throughput until memory bandwidth runs out, and two big files
 //! keep two cores busy from start to end.
 
