@@ -145,6 +145,18 @@ impl Stream {
         }
     }
 
+    /// This round's window: what was mapped, or read into `buf` (the stream's buffer);
+    /// nothing after a failure.
+    fn window<'a>(&'a self, buf: &'a [u8]) -> &'a [u8] {
+        match self {
+            s if s.failed.is_some() => &[],
+            Stream {
+                map: Some(m), len, ..
+            } => &m[..*len],
+            s => &buf[..s.len],
+        }
+    }
+
     fn result(self, digests: Vec<Digest>) -> io::Result<Hashed> {
         match self.failed {
             Some(e) => Err(e),
@@ -347,15 +359,7 @@ fn mover(
                     buf,
                     ..
                 } = m;
-                chunks.push(match &*stream {
-                    s if s.failed.is_some() => &[],
-                    Stream {
-                        map: Some(map),
-                        len,
-                        ..
-                    } => &map[..*len],
-                    s => &buf[..s.len],
-                });
+                chunks.push(stream.window(buf));
                 for (to, h) in hashers.iter_mut().zip(hs) {
                     to.push(h);
                 }
@@ -428,14 +432,7 @@ fn worker(
             let chunks: Vec<&[u8]> = slots
                 .iter()
                 .zip(&bufs)
-                .map(|(s, buf)| match s {
-                    Some(s) if s.failed.is_some() => &[][..],
-                    Some(Stream {
-                        map: Some(m), len, ..
-                    }) => &m[..*len],
-                    Some(s) => &buf[..s.len],
-                    None => &[][..],
-                })
+                .map(|(s, buf)| s.as_ref().map_or(&[][..], |s| s.window(buf)))
                 .collect();
             for b in &mut batches {
                 b.update(&chunks);
