@@ -21,7 +21,7 @@
 //! Big files are memory-mapped a window at a time (see `mapped`, which survives
 //! truncation); a file that shrinks or grows while it is read gives the digest of what was
 //! read, or an error, never a crash. Peak memory, growing with the work and at most
-//! linearly with the threads: a buffer per task of at most twice `smalls::TASK_BYTES` (only as
+//! linearly with the threads: a buffer per task of at most twice `smalls::task_bytes` (only as
 //! large as its files need), the big-file windows (`bigs`), two windows of names, and the
 //! outputs held back behind gathering big files (see the constants). A buffer that can't
 //! be allocated is an error on the file that needed it, never an abort.
@@ -788,6 +788,9 @@ mod tests {
         let mut pipe = Pipeline::new(jobs, &[Algorithm::Md5], &o);
         assert_eq!(pipe.by_ref().filter(|f| f.result.is_ok()).count(), 300);
         let held = pipe.buffers.bytes();
-        assert!(held > 0 && held <= threads * smalls::TASK_BYTES, "{held}");
+        assert!(
+            held > 0 && held <= threads * smalls::task_bytes(threads),
+            "{held}"
+        );
     }
 }
