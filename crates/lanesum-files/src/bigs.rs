@@ -193,55 +193,59 @@ pub(crate) fn hash_side_by_side(
     let per = count.min(GROUP).div_ceil(workers);
     let map_len = map_len(workers * per);
     let maps = mapping_streams(workers * per, map_len);
-    let done: Vec<Vec<(usize, io::Result<Hashed>)>> =
-        if !algs.iter().any(|a| a.lanes_need_stream_batch()) {
-            // Largest first: the small files fill the lanes the large ones leave, rather
-            // than one file running alone long.
-            let pool = Pool {
-                state: Mutex::new(Shared {
-                    ready: VecDeque::new(),
-                    pending: by_size.into(),
-                    live: 0,
-                    mapping: 0,
-                }),
-                handed: Condvar::new(),
-                hungry: AtomicUsize::new(0),
-            };
-            (0..workers)
-                .into_par_iter()
-                .with_max_len(1)
-                .map(|_| mover(&pool, per, algs, may_map.then_some((maps, map_len))))
-                .collect()
-        } else {
-            // Each worker's share of the maps: its first streams map, the others read.
-            let maps_per = maps / workers;
-            // Largest first, dealt in turn: the shares get similar byte counts.
-            let mut rest: VecDeque<Pending> = by_size.into();
-            let mut shares: Vec<Vec<Pending>> =
-                (0..workers).map(|_| Vec::with_capacity(per)).collect();
-            'deal: for _ in 0..per {
-                for share in &mut shares {
-                    match rest.pop_front() {
-                        Some(p) => share.push(p),
-                        None => break 'deal,
-                    }
+    // Streams move only where no lanes live in a StreamBatch and no write enters rayon:
+    // a worker waiting for a stream must never sit under another worker's frame, where
+    // work stealing puts it when a window's hashing joins (BLAKE3, the CRCs).
+    let moving = !algs
+        .iter()
+        .any(|a| a.lanes_need_stream_batch() || a.spreads_one_input());
+    let done: Vec<Vec<(usize, io::Result<Hashed>)>> = if moving {
+        // Largest first: the small files fill the lanes the large ones leave, rather
+        // than one file running alone long.
+        let pool = Pool {
+            state: Mutex::new(Shared {
+                ready: VecDeque::new(),
+                pending: by_size.into(),
+                live: 0,
+                mapping: 0,
+            }),
+            handed: Condvar::new(),
+            hungry: AtomicUsize::new(0),
+        };
+        (0..workers)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|_| mover(&pool, per, algs, may_map.then_some((maps, map_len))))
+            .collect()
+    } else {
+        // Each worker's share of the maps: its first streams map, the others read.
+        let maps_per = maps / workers;
+        // Largest first, dealt in turn: the shares get similar byte counts.
+        let mut rest: VecDeque<Pending> = by_size.into();
+        let mut shares: Vec<Vec<Pending>> = (0..workers).map(|_| Vec::with_capacity(per)).collect();
+        'deal: for _ in 0..per {
+            for share in &mut shares {
+                match rest.pop_front() {
+                    Some(p) => share.push(p),
+                    None => break 'deal,
                 }
             }
-            let queue = Mutex::new(rest);
-            shares
-                .into_par_iter()
-                .with_max_len(1)
-                .map(|share| {
-                    worker(
-                        share,
-                        per,
-                        &queue,
-                        algs,
-                        may_map.then_some((maps_per, map_len)),
-                    )
-                })
-                .collect()
-        };
+        }
+        let queue = Mutex::new(rest);
+        shares
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|share| {
+                worker(
+                    share,
+                    per,
+                    &queue,
+                    algs,
+                    may_map.then_some((maps_per, map_len)),
+                )
+            })
+            .collect()
+    };
     let mut out: Vec<Option<io::Result<Hashed>>> = (0..count).map(|_| None).collect();
     for (idx, r) in done.into_iter().flatten() {
         out[idx] = Some(r);
