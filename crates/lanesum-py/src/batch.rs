@@ -85,7 +85,7 @@ fn digests_as(alg: Algorithm, msgs: &[&[u8]], hex: bool) -> Vec<u8> {
             .zip(out.chunks_exact_mut(width.max(1)))
         {
             if hex {
-                hex_into(d.as_bytes(), o);
+                lanesum::hex_lower_into(d.as_bytes(), o);
             } else {
                 o.copy_from_slice(d.as_bytes());
             }
@@ -123,27 +123,8 @@ fn digests_as(alg: Algorithm, msgs: &[&[u8]], hex: bool) -> Vec<u8> {
                 .chunks_exact(size.max(1))
                 .zip(o.chunks_exact_mut(width.max(1)))
             {
-                hex_into(d, h);
+                lanesum::hex_lower_into(d, h);
             }
         });
     out
-}
-
-/// Each byte's two lowercase hex digits.
-const HEX_PAIRS: [[u8; 2]; 256] = {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut t = [[0u8; 2]; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = [DIGITS[i >> 4], DIGITS[i & 15]];
-        i += 1;
-    }
-    t
-};
-
-/// Lowercase hex of `bytes` into `out` (twice as long).
-pub fn hex_into(bytes: &[u8], out: &mut [u8]) {
-    for (b, o) in bytes.iter().zip(out.chunks_exact_mut(2)) {
-        o.copy_from_slice(&HEX_PAIRS[usize::from(*b)]);
-    }
 }

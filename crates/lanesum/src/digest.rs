@@ -138,13 +138,29 @@ impl Digest {
 
 /// Lowercase hex of any bytes.
 pub fn hex_lower(bytes: &[u8]) -> String {
+    let mut out = vec![0; 2 * bytes.len()];
+    hex_lower_into(bytes, &mut out);
+    String::from_utf8(out).expect("hex digits are ASCII")
+}
+
+/// Each byte's two lowercase hex digits: one lookup a byte.
+const HEX_PAIRS: [[u8; 2]; 256] = {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [DIGITS[i >> 4], DIGITS[i & 15]];
+        i += 1;
     }
-    s
+    t
+};
+
+/// Lowercase hex of `bytes` into the first `2 * bytes.len()` bytes of `out`, for callers
+/// that write many digests into one buffer (an Arrow column of a million).
+pub fn hex_lower_into(bytes: &[u8], out: &mut [u8]) {
+    for (b, o) in bytes.iter().zip(out.chunks_exact_mut(2)) {
+        o.copy_from_slice(&HEX_PAIRS[usize::from(*b)]);
+    }
 }
 
 // Equality and hashing look only at the digest's bytes: an inline buffer may hold more

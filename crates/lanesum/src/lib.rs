@@ -81,7 +81,7 @@ pub use batch::{hash_many, hash_many_into};
 /// The owned chunks [`LaneHasher::update_bytes`] and [`MultiHasher::update_bytes`] take.
 #[cfg(feature = "bytes")]
 pub use bytes::Bytes;
-pub use digest::{hex_lower, Digest};
+pub use digest::{hex_lower, hex_lower_into, Digest};
 pub use engine::{Engine, LaneHasher, MultiHasher};
 pub use hasher::{hash, Hasher};
 #[cfg(feature = "digest")]
