@@ -392,8 +392,10 @@ fn mover(
             continue;
         }
         // Hand the hungry the streams with the most left to hash, keeping one.
-        held.sort_by_key(|m| m.stream.stat_len.saturating_sub(m.stream.size));
         let give = hungry.min(held.len().saturating_sub(1));
+        if give > 0 {
+            held.sort_by_key(|m| m.stream.stat_len.saturating_sub(m.stream.size));
+        }
         #[cfg(test)]
         HANDED.fetch_add(give, Ordering::SeqCst);
         let mut sh = lock();
@@ -401,9 +403,8 @@ fn mover(
         sh.live -= finished;
         sh.mapping -= unmapped;
         drop(sh);
-        if give > 0 || finished > 0 {
-            pool.handed.notify_all();
-        }
+        // Something was handed over or finished (else the round went on above).
+        pool.handed.notify_all();
         room = finished > 0 || held.is_empty();
     }
 }
