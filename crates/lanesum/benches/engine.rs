@@ -15,7 +15,7 @@ use common::*;
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
-use lanesum::{hash_many_par, Algorithm, Hasher, LaneHasher, MultiHasher};
+use lanesum::{hash_many_par, Algorithm, Engine, Hasher, LaneHasher, MultiHasher};
 
 fn writes(c: &mut Criterion) {
     let buf = data(64 * 1024);
@@ -83,7 +83,7 @@ fn noisy_neighbour(c: &mut Criterion) {
     });
     for feed in [Feed::Borrowed, Feed::Owned] {
         g.bench_function(format!("all4/multi/{feed:?}"), |b| {
-            b.iter(|| noisy_multi(&msgs, feed))
+            b.iter(|| noisy_multi(Engine::global(), &msgs, feed))
         });
     }
     g.finish();

@@ -7,7 +7,8 @@
 //!   four one after another (target >= 2x);
 //! - noisy neighbour: 32 threads each streaming in 32 KiB writes through `MultiHasher`s
 //!   (borrowed slices, and owned chunks), against the sequential reference on the same
-//!   threads (>= 4x);
+//!   threads (>= 4x); and with rounds sized as on 16 cores (`Engine::with_cores`), which
+//!   shows on a small machine what each core of a large one gets from its lanes;
 //! - 32 concurrent MD5 and SHA-256 streams (64 MiB each, in buffers of their own) through
 //!   the engine in 32 KiB writes against `hash_many_par` on the same data (>= 0.8): on a
 //!   thread each, and (MD5) on as many threads as cores, writing borrowed slices
@@ -28,7 +29,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use common::*;
-use lanesum::{hash_many_par, Algorithm, MultiHasher};
+use lanesum::{hash_many_par, Algorithm, Engine, MultiHasher};
 
 fn seconds(f: impl FnOnce()) -> f64 {
     let t = Instant::now();
@@ -142,9 +143,20 @@ fn main() {
             THREADS * len,
             rounds,
             || noisy_sequential(&msgs),
-            || noisy_multi(&msgs, feed),
+            || noisy_multi(Engine::global(), &msgs, feed),
         );
     }
+    // Rounds sized as on a 16-core machine (the round size falls as cores are added):
+    // what each core gets from its lanes there, measured on however many this one has.
+    let sixteen = Engine::with_cores(16);
+    compare(
+        "noisy neighbour, rounds as on 16 cores",
+        4.0,
+        THREADS * len,
+        rounds,
+        || noisy_sequential(&msgs),
+        || noisy_multi(&sixteen, &msgs, Feed::Borrowed),
+    );
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let shapes = [
         (Algorithm::Md5, THREADS, Feed::Borrowed),

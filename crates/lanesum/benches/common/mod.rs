@@ -80,9 +80,9 @@ pub fn noisy_sequential(msgs: &[Bytes]) {
 }
 
 /// The noisy-neighbour case through `MultiHasher`s.
-pub fn noisy_multi(msgs: &[Bytes], feed: Feed) {
+pub fn noisy_multi(engine: &Engine, msgs: &[Bytes], feed: Feed) {
     concurrent(msgs, |m| {
-        let mut h = MultiHasher::new(&ALL4);
+        let mut h = MultiHasher::with_engine(engine, &ALL4);
         for at in (0..m.len()).step_by(STREAM_WRITE) {
             let end = (at + STREAM_WRITE).min(m.len());
             match feed {

@@ -50,12 +50,28 @@ impl Default for Engine {
 }
 
 impl Engine {
-    /// A new engine using the kernels of the active instruction-set level.
+    /// A new engine using the kernels of the active instruction-set level, its rounds
+    /// sized for the cores this thread may run on.
     pub fn new() -> Engine {
+        Self::with_cores(std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    /// A new engine whose rounds are sized for `cores` cores rather than the machine's:
+    /// for a process whose writers run on fewer cores than it may use, or to see on a
+    /// small machine how the engine divides streams among the lanes of a large one.
+    ///
+    /// Each round takes at most a core's share of the streams, so that every core can
+    /// hash a round of its own: 32 streams on 16 cores make 2-stream rounds, on 2 cores
+    /// 16-stream ones. The digests never depend on it.
+    pub fn with_cores(cores: usize) -> Engine {
         let level = isa::active();
         let writers = Arc::new(AtomicUsize::new(0));
         Engine {
-            pools: Arc::new(all!(|F| Arc::new(Pool::<F>::new(level, writers.clone())))),
+            pools: Arc::new(all!(|F| Arc::new(Pool::<F>::new(
+                level,
+                writers.clone(),
+                cores
+            )))),
             level,
             writers,
         }

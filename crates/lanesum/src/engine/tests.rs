@@ -157,11 +157,17 @@ fn concurrent_streams(threads: u64, rounds: usize, max_len: usize) {
 /// streams and MultiHashers side by side, ragged writes of borrowed slices and owned
 /// chunks, some abandoned mid-stream. Rounds then take halves written on every CPU, and
 /// writers yield to each other to fill the lanes; every digest is still the reference's.
+/// Also with rounds sized for 16 cores (a few streams each, as on a large machine).
 #[test]
 #[cfg_attr(miri, ignore = "too slow under Miri")]
 fn many_writers_on_more_threads_than_cores() {
+    many_writers(Engine::new);
+    many_writers(|| Engine::with_cores(16));
+}
+
+fn many_writers(engine: fn() -> Engine) {
     crate::testing::each_level(|| {
-        let engine = Engine::new();
+        let engine = engine();
         let seed: u64 = rand::rng().random();
         eprintln!("seed {seed}");
         let threads: Vec<_> = (0..32u64)
