@@ -6,7 +6,7 @@ use std::io;
 use crate::families::{self, each, map, Each, OneOf};
 use crate::family::{Family, Kernels};
 use crate::isa::{self, Features};
-use crate::merkle_damgard::MdHasher;
+use crate::merkle_damgard::{self, MdHasher};
 use crate::schedule;
 use crate::{Algorithm, Digest};
 
@@ -279,6 +279,14 @@ pub fn hash(alg: Algorithm, data: &[u8]) -> Digest {
 
 /// [`hash`] at `level`.
 pub(crate) fn hash_at(alg: Algorithm, data: &[u8], level: Features) -> Digest {
+    if let Some(iv) = families::lookup(alg) {
+        return each!(iv, |F, iv| merkle_damgard::digest_once::<F>(
+            iv,
+            F::single(level).compress,
+            data,
+            alg.digest_len()
+        ));
+    }
     let mut h = Hasher::at(alg, level);
     h.update(data);
     h.finalize()

@@ -51,6 +51,27 @@ pub(crate) fn digest_of<F: Family>(state: &F::State, len: usize) -> Digest {
     Digest::from_array(state_bytes::<F>(state), len)
 }
 
+/// The digest (`len` bytes) of a whole message, from the initial state `iv`, on the
+/// single-stream path `compress`: its whole blocks read in place, then the padded tail.
+/// No block buffer is filled or moved, which is most of what a streaming hasher adds to
+/// a message of a block or two.
+pub(crate) fn digest_once<F: Family>(
+    iv: &F::State,
+    compress: Compress<F>,
+    data: &[u8],
+    len: usize,
+) -> Digest {
+    let whole = data.len() / F::BLOCK * F::BLOCK;
+    let mut state = *iv;
+    if whole > 0 {
+        compress.run(&mut state, &data[..whole]);
+    }
+    let mut last = [0u8; 2 * MAX_BLOCK];
+    let used = pad_final::<F>(&data[whole..], data.len() as u64, &mut last);
+    compress.run(&mut state, &last[..used]);
+    digest_of::<F>(&state, len)
+}
+
 /// The state's words in the family's byte order (the digest before truncation), then
 /// zeros.
 #[inline]
