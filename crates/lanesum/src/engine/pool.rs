@@ -454,3 +454,43 @@ fn skip<'a>(head: &'a [u8], body: &'a [u8], n: usize) -> (&'a [u8], &'a [u8]) {
         (&[], &body[n - head.len()..])
     }
 }
+
+#[cfg(test)]
+mod round_size {
+    use super::*;
+    use crate::isa;
+    use crate::md5::Md5;
+
+    /// A pool of `streams` MD5 streams in an engine of `all` streams, sized for `cores`.
+    fn pool(cores: usize, streams: usize, all: usize) -> Pool<Md5> {
+        let p = Pool::<Md5>::new(isa::active(), Arc::new(AtomicUsize::new(all)), cores);
+        p.writers.store(streams, Ordering::Relaxed);
+        p
+    }
+
+    /// Rounds take a core's share of every family's streams, split evenly, never more
+    /// than the widest kernel's lanes: 32 MultiHashers of four algorithms on 16 cores
+    /// make 8-stream rounds, not the 2 that counting one family gave.
+    #[test]
+    fn a_round_is_a_cores_share_of_the_engine() {
+        let widest = Kernels::<Md5>::new(isa::active()).widest();
+        let expect = |cap: usize, streams: usize| {
+            let cap = cap.clamp(1, widest);
+            streams.div_ceil(streams.div_ceil(cap))
+        };
+        assert_eq!(pool(16, 32, 128).round_lanes(), expect(8, 32));
+        assert_eq!(pool(16, 32, 32).round_lanes(), expect(2, 32));
+        assert_eq!(pool(2, 32, 128).round_lanes(), expect(64, 32));
+        assert_eq!(pool(2, 1, 1).round_lanes(), 1);
+        assert_eq!(pool(1, 0, 0).round_lanes(), 1);
+        // Equal rounds under the cap: never one full round and a short one.
+        for streams in 1..=64 {
+            let lanes = pool(2, streams, 4 * streams).round_lanes();
+            let rounds = streams.div_ceil(lanes);
+            assert!(
+                lanes <= widest && rounds * lanes - streams < rounds,
+                "{streams}: {lanes}"
+            );
+        }
+    }
+}
