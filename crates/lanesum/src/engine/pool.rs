@@ -314,6 +314,30 @@ impl<F: Family> Pool<F> {
         }
     }
 
+    /// The stream's last rounds: its halves, then `body` (whole blocks) and the padded
+    /// tail `fin`. A ready half with a fill behind it goes first, in a round gathered as
+    /// any other: the final round's own job is then at most a half and a body long, like
+    /// the halves it claims, rather than two halves beside their one with the lanes idle
+    /// for the second (and alone, on the single-stream path, when nobody waits). `me` must
+    /// be `slot`'s.
+    pub(crate) fn finish(
+        &self,
+        slot: &Slot<F>,
+        me: &mut MutexGuard<'_, SlotData<F>>,
+        body: &[u8],
+        fin: (&[u8], u64),
+    ) {
+        Self::wait_back(slot, me);
+        if !me.ready.is_empty() && !me.fill.is_empty() && self.writers() > 1 {
+            self.queue(slot, me);
+            if self.gather(me) {
+                self.round(slot, me, [&[], &[]], None);
+            }
+            Self::wait_back(slot, me);
+        }
+        self.round(slot, me, [body, &[]], Some(fin));
+    }
+
     /// Hash `me`'s `ready` half together with every waiting half this thread can claim.
     /// With `fin` (the final padding), or with nobody to claim, `fill` and `more` are
     /// hashed too (`more` in place) and the returned count covers all of `more`;

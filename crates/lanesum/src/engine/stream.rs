@@ -165,9 +165,7 @@ impl<F: Family> Stream<F> {
             return digest_of::<F>(&state, len);
         };
         let mut me = slot.data.lock();
-        Pool::wait_back(&slot, &mut me);
-        self.pool
-            .round(&slot, &mut me, [body, &[]], Some((tail, self.total)));
+        self.pool.finish(&slot, &mut me, body, (tail, self.total));
         let state = me.state;
         drop(me);
         self.slot = Some(slot);
