@@ -45,6 +45,20 @@ pub(crate) fn pad_final<F: Family>(
     used
 }
 
+/// Pads the message whose unhashed tail is `tail` (short of a block) and whose length is
+/// `total` bytes, and compresses the padded block(s) into `state` with `compress`: the end
+/// of every single-stream message.
+pub(crate) fn compress_final<F: Family>(
+    compress: Compress<F>,
+    state: &mut F::State,
+    tail: &[u8],
+    total: u64,
+) {
+    let mut last = [0u8; 2 * MAX_BLOCK];
+    let used = pad_final::<F>(tail, total, &mut last);
+    compress.run(state, &last[..used]);
+}
+
 /// The digest: the state's words in the family's byte order, truncated to `len` bytes.
 #[inline]
 pub(crate) fn digest_of<F: Family>(state: &F::State, len: usize) -> Digest {
@@ -66,9 +80,7 @@ pub(crate) fn digest_once<F: Family>(
     if whole > 0 {
         compress.run(&mut state, &data[..whole]);
     }
-    let mut last = [0u8; 2 * MAX_BLOCK];
-    let used = pad_final::<F>(&data[whole..], data.len() as u64, &mut last);
-    compress.run(&mut state, &last[..used]);
+    compress_final::<F>(compress, &mut state, &data[whole..], data.len() as u64);
     digest_of::<F>(&state, len)
 }
 
@@ -190,9 +202,8 @@ impl<F: Family> MdHasher<F> {
 
     /// Pads, compresses the final block(s) and returns the first `len` digest bytes.
     pub(crate) fn finalize(mut self, len: usize) -> Digest {
-        let mut last = [0u8; 2 * MAX_BLOCK];
-        let used = pad_final::<F>(&self.buf[..self.buf_len], self.total, &mut last);
-        self.compress.run(&mut self.state, &last[..used]);
+        let tail = &self.buf[..self.buf_len];
+        compress_final::<F>(self.compress, &mut self.state, tail, self.total);
         digest_of::<F>(&self.state, len)
     }
 }

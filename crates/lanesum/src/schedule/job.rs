@@ -2,8 +2,8 @@
 
 use std::ops::Deref;
 
-use crate::family::{Compress, Family, MAX_BLOCK};
-use crate::merkle_damgard::pad_final;
+use crate::family::{Compress, Family};
+use crate::merkle_damgard::compress_final;
 
 /// Segments a job's whole blocks may come in: the lane engine's halves of owned chunks
 /// are this many slices of them.
@@ -67,9 +67,7 @@ impl<'a, F: Family> Job<'a, F> {
             }
         }
         if let Some((tail, total)) = self.fin {
-            let mut last = [0u8; 2 * MAX_BLOCK];
-            let used = pad_final::<F>(tail, total, &mut last);
-            compress.run(&mut state, &last[..used]);
+            compress_final::<F>(compress, &mut state, tail, total);
         }
         state
     }
