@@ -55,12 +55,14 @@ impl CkAlg {
     }
 
     /// `-a NAME`: GNU's names exactly (as its XARGMATCH_EXACT), then lanesum's (one
-    /// algorithm, no list).
+    /// algorithm, no list), written as `lanesum --help` lists them: lowercase, unpadded.
+    /// `SHA256` or `Md5` stay unknown, as in GNU, though `lanesum -a` reads them.
     pub fn from_arg(name: &str) -> Option<CkAlg> {
         if let Some(g) = GNU.iter().find(|g| g.0 == name) {
             return Some(g.2);
         }
-        if name.contains(',') {
+        if name.contains(',') || name.trim() != name || name.bytes().any(|b| b.is_ascii_uppercase())
+        {
             return None;
         }
         let a: Algorithm = name.parse().ok()?;

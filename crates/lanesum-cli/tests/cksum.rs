@@ -222,6 +222,12 @@ fn invalid_algorithm_lists_gnu_names() {
     }
     want.push_str("Try 'cksum --help' for more information.\n");
     assert_eq!(all(&d.cksum(&["-a", "md6", "a"])), fails(&want));
+    // GNU's names are exact: another case or spacing is unknown, as in GNU, even where
+    // lanesum itself would read it.
+    for name in ["SHA256", "Md5", " md5", "SHA3-256"] {
+        let want = want.replace("'md6'", &format!("'{name}'"));
+        assert_eq!(all(&d.cksum(&["-a", name, "a"])), fails(&want), "{name}");
+    }
     // lanesum's own names work too.
     let out = d.cksum(&["-a", "sha3-256", "a"]);
     assert_eq!(all(&out), ok(&format!("SHA3-256 (a) = {SHA3_256}\n")));
