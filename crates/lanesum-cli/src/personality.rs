@@ -133,11 +133,13 @@ pub static PERSONALITIES: [Personality; 11] = [
         prog_name: ProgName::Own,
         check_lines: CheckLines::Any,
         speed: true,
-        summary: "Print or check checksums: md5, sha1, sha2, blake2 and blake3.\n\
+        summary: "Print or check checksums: md5, sha1, sha2, sha3, blake2, blake3, CRCs, xxHash.\n\
                   Usage: lanesum speed [ARGS]... runs benchmarks (a file named 'speed' must be\n\
                   written ./speed).\n",
         epilogue: "\nAlgorithms: md5 sha1 sha224 sha256 sha384 sha512 sha512-224 sha512-256\n\
-                   blake2b[-BITS] blake2s[-BITS] blake3[-BITS]; modes md5p8 (rsync), blake2bp[-BITS],\n\
+                   sha3-224 sha3-256 sha3-384 sha3-512 shake128[-BITS] shake256[-BITS] sm3\n\
+                   blake2b[-BITS] blake2s[-BITS] blake3[-BITS]; checksums crc32 crc32c crc64nvme\n\
+                   crc (POSIX cksum) bsd sysv xxh64 xxh3 xxh128; modes md5p8 (rsync), blake2bp[-BITS],\n\
                    blake2sp[-BITS], btv2 (BitTorrent v2 pieces root; an empty file gives 64 zeros).\n\
                    With several, every line is tagged.\n\
                    When checking, untagged lines use -a, or else the digest length:\n\

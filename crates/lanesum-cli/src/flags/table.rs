@@ -93,7 +93,7 @@ static TABLE: &[OptSpec] = &[
         Some(b'l'),
         "BITS",
         Group::Length,
-        "digest length in bits for blake2b/blake2s/blake3 (multiple of 8)",
+        "digest length in bits (BLAKE2, BLAKE3, SHAKE: a multiple of 8)",
     ),
     flag(
         "check",
