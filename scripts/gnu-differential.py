@@ -241,6 +241,15 @@ def cksum_cases(r):
         ["-c", "-a", "crc", "a"],
     ):
         r.case("cksum", args)
+    for args in (
+        ["--debug", "missing", "a", "b"],
+        ["--debug", "dir", "a"],
+        ["--debug", "-a", "crc32b", "a", "missing", "b"],
+        ["--debug", "-a", "md5", "a"],
+        ["--debug", "-a", "bsd", "a"],
+        ["--debug", "-a", "crc", "--raw", "a"],
+    ):
+        r.case("cksum", args)
     for name in OWN_NAMES:
         r.case("cksum", ["-a", name, "a"], expect_same=False)
     for opts in (

@@ -13,9 +13,6 @@ use crate::{json, output};
 
 /// Hash every input of `opts`; returns the exit status.
 pub fn run(opts: &Options, rep: &mut Reporter) -> i32 {
-    if opts.debug {
-        debug_note(opts, rep);
-    }
     let legacy = opts.personality.legacy_formats();
     let jobs = match lanesum_files::jobs(opts.files.clone(), &opts.input) {
         Ok(jobs) => jobs,
@@ -27,8 +24,17 @@ pub fn run(opts: &Options, rep: &mut Reporter) -> i32 {
     let mut progress = Progress::new(opts.progress, jobs.found());
     let mut ok = true;
     let mut line = Vec::with_capacity(256);
+    let mut debug = CrcDebug::default();
     for f in lanesum_files::hash_jobs(jobs, &opts.algs, &opts.input) {
         let name = f.path.as_bytes();
+        // GNU opens a directory and fails to read it: its checks ran.
+        let opened = match &f.result {
+            Ok(_) => true,
+            Err(e) => e.kind() == std::io::ErrorKind::IsADirectory,
+        };
+        if opts.debug && opened {
+            debug.opened(&opts.algs, rep);
+        }
         match f.result {
             Ok(h) => {
                 progress.step(h.size);
@@ -68,38 +74,64 @@ pub fn run(opts: &Options, rep: &mut Reporter) -> i32 {
     i32::from(!ok)
 }
 
-/// cksum's `--debug`: which code computes the CRC, on standard error, as GNU names its
-/// hardware paths (`pclmul`, `avx2`, `avx512`, `vmull`, `generic`).
-fn debug_note(opts: &Options, rep: &mut Reporter) {
-    if !opts
-        .algs
-        .iter()
-        .any(|a| matches!(a, Algorithm::Crc | Algorithm::Crc32))
-    {
-        return;
-    }
-    let path = crc_path();
-    rep.error(&format!("using {path} hardware support"));
+/// cksum's `--debug`: GNU's hardware checks for its CRC code, on standard error, at the
+/// points where GNU runs them. The POSIX CRC tries AVX-512, AVX2, then PCLMUL (aarch64:
+/// VMULL), each check printing "using NAME hardware support" or "NAME support not
+/// detected", once per run, when the first input is opened; CRC-32 (`crc32b`) checks
+/// PCLMUL alone, at every input. Other algorithms print nothing. The lines say what the
+/// CPU offers, as GNU's do; lanesum's CRC library picks its own code from the same
+/// features.
+#[derive(Default)]
+struct CrcDebug {
+    crc_checked: bool,
 }
 
-fn crc_path() -> &'static str {
+impl CrcDebug {
+    /// Before an opened input's output (or its read error).
+    fn opened(&mut self, algs: &[Algorithm], rep: &mut Reporter) {
+        for alg in algs {
+            let checks: &[&str] = match alg {
+                Algorithm::Crc if !self.crc_checked => {
+                    self.crc_checked = true;
+                    &["avx512", "avx2", "pclmul", "vmull"]
+                }
+                Algorithm::Crc32 => &["pclmul"],
+                _ => continue,
+            };
+            for &name in checks {
+                let Some(found) = gnu_check(name) else {
+                    continue;
+                };
+                if found {
+                    rep.error(&format!("using {name} hardware support"));
+                    break;
+                }
+                rep.error(&format!("{name} support not detected"));
+            }
+        }
+    }
+}
+
+/// GNU cksum's test for its CRC code `name` (`__builtin_cpu_supports`, `getauxval`), or
+/// `None` where GNU has no such code for this architecture.
+fn gnu_check(name: &str) -> Option<bool> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("vpclmulqdq") {
-            if std::arch::is_x86_feature_detected!("avx512bw") {
-                return "avx512";
-            }
-            return "avx2";
-        }
-        if std::arch::is_x86_feature_detected!("pclmulqdq") {
-            return "pclmul";
-        }
+        use std::arch::is_x86_feature_detected as has;
+        return match name {
+            "avx512" => Some(has!("vpclmulqdq") && has!("avx512bw") && has!("avx512f")),
+            "avx2" => Some(has!("vpclmulqdq") && has!("avx2")),
+            "pclmul" => Some(has!("pclmulqdq") && has!("avx")),
+            _ => None,
+        };
     }
     #[cfg(target_arch = "aarch64")]
     {
-        if std::arch::is_aarch64_feature_detected!("aes") {
-            return "vmull";
-        }
+        return (name == "vmull").then(|| std::arch::is_aarch64_feature_detected!("pmull"));
     }
-    "generic"
+    #[allow(unreachable_code)]
+    {
+        let _ = name;
+        None
+    }
 }

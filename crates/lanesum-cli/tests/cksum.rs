@@ -296,16 +296,59 @@ fn check_results_escape_as_9_9() {
     assert_eq!(all(&d.cksum(&["-c", "s"])), ok("\\back\\\\slash: OK\n"));
 }
 
+/// What GNU cksum's `--debug` prints on this CPU for the POSIX CRC and for crc32b.
+fn gnu_debug_lines() -> (String, String) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        let clmul = has!("vpclmulqdq");
+        let pclmul = has!("pclmulqdq") && has!("avx");
+        let mut crc = String::new();
+        for (name, found) in [
+            ("avx512", clmul && has!("avx512bw") && has!("avx512f")),
+            ("avx2", clmul && has!("avx2")),
+            ("pclmul", pclmul),
+        ] {
+            if found {
+                crc += &format!("cksum: using {name} hardware support\n");
+                break;
+            }
+            crc += &format!("cksum: {name} support not detected\n");
+        }
+        let crc32b = match pclmul {
+            true => "cksum: using pclmul hardware support\n",
+            false => "cksum: pclmul support not detected\n",
+        };
+        (crc, crc32b.to_string())
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let crc = match std::arch::is_aarch64_feature_detected!("pmull") {
+            true => "cksum: using vmull hardware support\n",
+            false => "cksum: vmull support not detected\n",
+        };
+        (crc.to_string(), String::new())
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    (String::new(), String::new())
+}
+
+/// `--debug` prints GNU's checks for its CRC code, as GNU does: the POSIX CRC tries
+/// AVX-512, AVX2 and PCLMUL once, at the first input opened; crc32b checks PCLMUL at each
+/// input; the other algorithms print nothing.
 #[test]
-fn debug_names_the_crc_code() {
+fn debug_prints_gnus_hardware_checks() {
     let d = Dir::new();
-    let out = d.cksum(&["--debug", "a"]);
-    let (stdout, stderr, code) = all(&out);
-    assert_eq!((stdout.as_str(), code), (&*format!("{CRC} 6 a\n"), 0));
-    assert!(
-        stderr.starts_with("cksum: using ") && stderr.ends_with(" hardware support\n"),
-        "{stderr}"
-    );
+    let (crc, crc32b) = gnu_debug_lines();
+    let out = d.cksum(&["--debug", "missing", "a", "b"]);
+    let want_err = format!("cksum: missing: No such file or directory\n{crc}");
+    let want_out = format!("{CRC} 6 a\n{CRC} 6 b\n");
+    assert_eq!(all(&out), (want_out, want_err, 1));
+    let out = d.cksum(&["--debug", "-a", "crc32b", "a", "b"]);
+    let want_out = format!("{CRC32B} 6 a\n{CRC32B} 6 b\n");
+    assert_eq!(all(&out), (want_out, crc32b.repeat(2), 0));
+    let out = d.cksum(&["--debug", "-a", "md5", "a"]);
+    assert_eq!(all(&out), ok(&format!("MD5 (a) = {MD5}\n")));
 }
 
 /// A directory is a read error (9.1's cksum printed the CRC of nothing for it).
