@@ -128,6 +128,10 @@ class Runner:
     def run(self, which, tool, args, stdin=b""):
         env = dict(os.environ, PATH=self.dirs[which] + ":/usr/bin:/bin", LC_ALL="C")
         env.pop("POSIXLY_CORRECT", None)
+        # A last argument "<&-" or ">&-": the shell closes that descriptor first.
+        if args and args[-1] in ("<&-", ">&-"):
+            args = ["sh", "-c", f'exec {tool} "$@" {args[-1]}', tool] + args[:-1]
+            tool, args = args[0], args[1:]
         p = subprocess.run(
             [tool] + args, input=stdin, capture_output=True, cwd=self.work, check=False, env=env
         )
@@ -250,6 +254,19 @@ def cksum_cases(r):
         ["--debug", "-a", "crc", "--raw", "a"],
     ):
         r.case("cksum", args)
+    for args in (
+        ["<&-"],
+        ["a", "-", "<&-"],
+        ["a", "<&-"],
+        ["-c", "<&-"],
+        ["-c", "-", "a", "<&-"],
+        ["a", ">&-"],
+        ["-a", "md5", "a", ">&-"],
+        ["--status", "-c", "missing", ">&-"],
+    ):
+        r.case("cksum", args)
+        r.case("sum", args[-2:])
+        r.case("md5sum", args, gnu="gnu91")
     for name in OWN_NAMES:
         r.case("cksum", ["-a", name, "a"], expect_same=False)
     for opts in (

@@ -17,8 +17,7 @@
 //!   holds a LF (newer: also `\` and CR); see `output`. `cksum` follows 9.9 there; 9.9's
 //!   md5sum ... sha512sum, which became cksum, keep 9.1's behaviour here (no `--base64`,
 //!   `--raw`, `--untagged`, only their own lines when checking).
-//! * `cksum -a` also takes lanesum's names; `cksum --debug` names the CRC code path
-//!   lanesum's CRC library takes on this CPU.
+//! * `cksum -a` also takes lanesum's names (in lowercase).
 //! * Locale: quoting in diagnostics follows `LC_ALL`/`LC_CTYPE`/`LANG` (UTF-8 or not);
 //!   messages are never translated.
 //! * `lanesum -l` refuses fixed-length algorithms; its BLAKE3 output is capped at 64 KiB
@@ -28,10 +27,11 @@
 //!   ignores SIGPIPE (coreutils then prints `write error`: Rust's runtime ignores SIGPIPE
 //!   before `main`, so the parent's choice cannot be seen); other write errors print
 //!   `PROG: write error`, exit 1.
-//! * A standard descriptor closed at start (`<&-`, `>&-`) is opened on /dev/null by
-//!   Rust's runtime before `main`: closed stdin reads as empty, closed stdout takes the
-//!   output silently (coreutils: `Bad file descriptor`, `write error`). A stdin open
-//!   for writing only is an error, as in coreutils.
+//! * A standard descriptor closed at start (`<&-`, `>&-`) fails as in coreutils
+//!   (`-: Bad file descriptor`, `standard input: Bad file descriptor`, `write error: Bad
+//!   file descriptor`) on Linux, where `sys` notes it before Rust's runtime opens
+//!   /dev/null there; elsewhere closed stdin reads as empty and closed stdout takes the
+//!   output silently. A stdin open for writing only is an error, as in coreutils.
 //! * Diagnostics show non-UTF-8 bytes of an unknown option as U+FFFD (coreutils: the
 //!   raw bytes).
 //! * The b3sum personality follows b3sum 1.8.7 (compared byte for byte, see
@@ -108,15 +108,23 @@ fn run(arg0: &OsStr, rest: Vec<OsString>) -> i32 {
 
 /// lanesum and the coreutils tools: hash, check, or a whole-input mode.
 fn run_coreutils(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -> i32 {
+    sys::keep_closed_std_fds_failing();
     let opts = flags::parse_coreutils(p, args, rep);
     if let Err(e) = start_threads(opts.threads) {
         rep.fatal(&format!("cannot start threads: {e}"));
     }
-    match opts.action {
+    let status = match opts.action {
         Action::Mode(mode) => modes::run(&opts, mode, rep),
         Action::Check => check::run(&opts, rep),
         Action::Hash => hash::run(&opts, rep),
+    };
+    // coreutils closes a standard input it read before exiting; one closed at start
+    // fails there, after each read of it has failed on its own.
+    if sys::stdin_closed_at_start() && opts.files.iter().any(|f| f == "-") {
+        rep.error("standard input: Bad file descriptor");
+        return 1;
     }
+    status
 }
 
 /// b3sum: the key is read before the threads start, as b3sum does.

@@ -3,8 +3,10 @@
 //! Stdout is flushed before every diagnostic, so stdout and stderr keep their order when
 //! both go to the same place, and after every record when it is a terminal; otherwise it
 //! is written in large blocks (one write per file costs more than hashing a small file).
-//! A closed stdout ends the process by SIGPIPE, like coreutils; any other write failure
-//! prints `PROG: write error` and exits 1, as md5sum 9.1 does on /dev/full. Every output
+//! A closed pipe ends the process by SIGPIPE, like coreutils; a stdout closed at start
+//! prints `PROG: write error: Bad file descriptor` once anything is written to it; any
+//! other write failure prints `PROG: write error` and exits 1, as md5sum 9.1 does on
+//! /dev/full. Every output
 //! of the command goes through the one [`Reporter`] (`lanesum speed`'s included), so
 //! none panics on a failed write.
 
@@ -17,7 +19,7 @@ use crate::{progress, quote, sys};
 pub struct Reporter {
     pub prog: String,
     pub utf8: bool,
-    out: BufWriter<io::Stdout>,
+    out: BufWriter<sys::RawStdout>,
     /// Stdout is a terminal: show each record as soon as it is complete.
     interactive: bool,
 }
@@ -27,7 +29,7 @@ impl Reporter {
         Reporter {
             prog: prog.to_string(),
             utf8: quote::utf8_locale(),
-            out: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            out: BufWriter::with_capacity(64 * 1024, sys::RawStdout::new()),
             interactive: io::IsTerminal::is_terminal(&io::stdout()),
         }
     }
@@ -108,8 +110,14 @@ impl Reporter {
         if e.kind() == io::ErrorKind::BrokenPipe {
             sys::die_of_sigpipe();
         }
-        // md5sum 9.1 says just "write error" here (its errno is gone by then); match it.
-        let _ = writeln!(io::stderr(), "{}: write error", self.prog);
+        // A stdout closed at start fails as in coreutils, whose close_stdout() sees EBADF
+        // from fclose(). Otherwise md5sum 9.1 says just "write error" (its errno is gone
+        // by then); match it.
+        if e.raw_os_error() == Some(libc::EBADF) && sys::stdout_closed_at_start() {
+            let _ = writeln!(io::stderr(), "{}: write error: {}", self.prog, strerror(&e));
+        } else {
+            let _ = writeln!(io::stderr(), "{}: write error", self.prog);
+        }
         process::exit(1);
     }
 }

@@ -1,7 +1,90 @@
-//! The command's calls into the OS that need `unsafe`: signals and the thread CPU clock.
-//! (The file pipeline's own, maps and descriptors, are in `lanesum_files`.)
+//! The command's calls into the OS that need `unsafe`: signals, the thread CPU clock and
+//! the standard descriptors. (The file pipeline's own, maps and descriptors, are in
+//! `lanesum_files`.)
 
+use std::fs::File;
+use std::io::{self, Write};
+use std::mem::ManuallyDrop;
+use std::os::fd::FromRawFd;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
+
+/// Bit `fd` set: standard descriptor `fd` (0 or 1) was closed when the process started
+/// (`<&-`, `>&-`). Rust's runtime opens /dev/null on closed standard descriptors before
+/// `main`, so this is noted earlier, by [`note_closed_at_start`].
+static CLOSED_AT_START: AtomicU8 = AtomicU8::new(0);
+
+/// Runs [`note_closed_at_start`] as the C library starts the program, before Rust's
+/// runtime (an ELF initializer: Linux only; elsewhere closed descriptors read as empty
+/// and take output silently).
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_AT_START: extern "C" fn() = note_closed_at_start;
+
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+extern "C" fn note_closed_at_start() {
+    for fd in 0..2 {
+        // SAFETY: fcntl(F_GETFD) only reads the descriptor's flags; a closed one gives -1.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+            CLOSED_AT_START.fetch_or(1 << fd, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Standard input was closed when the process started.
+pub fn stdin_closed_at_start() -> bool {
+    CLOSED_AT_START.load(Ordering::Relaxed) & 1 != 0
+}
+
+/// Standard output was closed when the process started.
+pub fn stdout_closed_at_start() -> bool {
+    CLOSED_AT_START.load(Ordering::Relaxed) & 2 != 0
+}
+
+/// Make standard input and output that were closed at start fail as closed ones do in a
+/// C program (EBADF, so "-: Bad file descriptor", "write error: Bad file descriptor"),
+/// instead of reading and writing the /dev/null Rust's runtime put there: stdin is
+/// reopened write-only and stdout read-only. Call before any thread starts.
+pub fn keep_closed_std_fds_failing() {
+    for (fd, flags) in [(0, libc::O_WRONLY), (1, libc::O_RDONLY)] {
+        if CLOSED_AT_START.load(Ordering::Relaxed) & (1 << fd) == 0 {
+            continue;
+        }
+        // SAFETY: open() of a constant NUL-terminated path; dup2() onto a standard
+        // descriptor only replaces what it refers to; close() of the descriptor open()
+        // returned, which nothing else holds.
+        unsafe {
+            let null = libc::open(c"/dev/null".as_ptr(), flags | libc::O_CLOEXEC);
+            if null >= 0 {
+                libc::dup2(null, fd);
+                libc::close(null);
+            }
+        }
+    }
+}
+
+/// Descriptor 1 as a writer that reports every failure. `io::Stdout` takes EBADF for
+/// success (for programs started with stdout closed), which would hide it.
+pub struct RawStdout(ManuallyDrop<File>);
+
+impl RawStdout {
+    pub fn new() -> RawStdout {
+        // SAFETY: descriptor 1 is open for the life of the process (Rust's runtime opens
+        // /dev/null on it if it was closed); ManuallyDrop never closes it.
+        RawStdout(ManuallyDrop::new(unsafe { File::from_raw_fd(1) }))
+    }
+}
+
+impl Write for RawStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
 
 /// End as a C program writing to a closed pipe would: killed by SIGPIPE (the shell sees
 /// status 141 and prints nothing). Rust ignores SIGPIPE, so restore the default first.

@@ -351,6 +351,51 @@ fn debug_prints_gnus_hardware_checks() {
     assert_eq!(all(&out), ok(&format!("MD5 (a) = {MD5}\n")));
 }
 
+/// Standard descriptors closed at start fail as in coreutils (Rust's runtime would have
+/// them read as empty and write into /dev/null): a closed stdin is a read error at each
+/// use and again at exit, a closed stdout a write error once anything is written.
+#[test]
+fn closed_standard_descriptors_fail_as_in_coreutils() {
+    let d = Dir::new();
+    let sh = |script: &str| {
+        let o = std::process::Command::new("sh")
+            .args(["-c", script])
+            .current_dir(d.path())
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        all(&o)
+    };
+    let bad_stdin =
+        "./cksum: -: Bad file descriptor\n./cksum: standard input: Bad file descriptor\n";
+    assert_eq!(sh("./cksum <&-"), fails(bad_stdin));
+    assert_eq!(
+        sh("./cksum a - <&-"),
+        (format!("{CRC} 6 a\n"), bad_stdin.to_string(), 1)
+    );
+    assert_eq!(sh("./cksum a <&-"), ok(&format!("{CRC} 6 a\n")));
+    assert_eq!(
+        sh("./cksum -c <&-"),
+        fails(
+            "./cksum: 'standard input': read error\n\
+             ./cksum: standard input: Bad file descriptor\n"
+        )
+    );
+    assert_eq!(
+        sh("./cksum a >&-"),
+        fails("./cksum: write error: Bad file descriptor\n")
+    );
+    assert_eq!(
+        sh("./sum -s a >&-"),
+        fails("./sum: write error: Bad file descriptor\n")
+    );
+    // Nothing written, nothing to fail.
+    assert_eq!(
+        sh("./cksum --status -c missing >&-"),
+        fails("./cksum: missing: No such file or directory\n")
+    );
+}
+
 /// A directory is a read error (9.1's cksum printed the CRC of nothing for it).
 #[test]
 fn directories_are_read_errors() {
