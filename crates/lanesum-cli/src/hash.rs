@@ -28,11 +28,10 @@ pub fn run(opts: &Options, rep: &mut Reporter) -> i32 {
     for f in lanesum_files::hash_jobs(jobs, &opts.algs, &opts.input) {
         let name = f.path.as_bytes();
         // GNU opens a directory and fails to read it: its checks ran.
-        let opened = match &f.result {
-            Ok(_) => true,
-            Err(e) => e.kind() == std::io::ErrorKind::IsADirectory,
-        };
-        if opts.debug && opened {
+        if opts.debug
+            && (f.result.as_ref().err())
+                .is_none_or(|e| e.kind() == std::io::ErrorKind::IsADirectory)
+        {
             debug.opened(&opts.algs, rep);
         }
         match f.result {
@@ -112,26 +111,27 @@ impl CrcDebug {
     }
 }
 
-/// GNU cksum's test for its CRC code `name` (`__builtin_cpu_supports`, `getauxval`), or
-/// `None` where GNU has no such code for this architecture.
+/// GNU cksum's test for its CRC code `name` (`__builtin_cpu_supports`), or `None` where
+/// GNU has no such code for this architecture.
+#[cfg(target_arch = "x86_64")]
 fn gnu_check(name: &str) -> Option<bool> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::is_x86_feature_detected as has;
-        return match name {
-            "avx512" => Some(has!("vpclmulqdq") && has!("avx512bw") && has!("avx512f")),
-            "avx2" => Some(has!("vpclmulqdq") && has!("avx2")),
-            "pclmul" => Some(has!("pclmulqdq") && has!("avx")),
-            _ => None,
-        };
+    use std::arch::is_x86_feature_detected as has;
+    match name {
+        "avx512" => Some(has!("vpclmulqdq") && has!("avx512bw") && has!("avx512f")),
+        "avx2" => Some(has!("vpclmulqdq") && has!("avx2")),
+        "pclmul" => Some(has!("pclmulqdq") && has!("avx")),
+        _ => None,
     }
-    #[cfg(target_arch = "aarch64")]
-    {
-        return (name == "vmull").then(|| std::arch::is_aarch64_feature_detected!("pmull"));
-    }
-    #[allow(unreachable_code)]
-    {
-        let _ = name;
-        None
-    }
+}
+
+/// GNU cksum's test for its CRC code `name` (`getauxval`): only VMULL here.
+#[cfg(target_arch = "aarch64")]
+fn gnu_check(name: &str) -> Option<bool> {
+    (name == "vmull").then(|| std::arch::is_aarch64_feature_detected!("pmull"))
+}
+
+/// GNU cksum has no hardware CRC code for this architecture.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn gnu_check(_name: &str) -> Option<bool> {
+    None
 }

@@ -6,9 +6,8 @@
 //! A closed pipe ends the process by SIGPIPE, like coreutils; a stdout closed at start
 //! prints `PROG: write error: Bad file descriptor` once anything is written to it; any
 //! other write failure prints `PROG: write error` and exits 1, as md5sum 9.1 does on
-//! /dev/full. Every output
-//! of the command goes through the one [`Reporter`] (`lanesum speed`'s included), so
-//! none panics on a failed write.
+//! /dev/full. Every output of the command goes through the one [`Reporter`] (`lanesum
+//! speed`'s included), so none panics on a failed write.
 
 use std::io::{self, BufWriter, Write};
 use std::process;

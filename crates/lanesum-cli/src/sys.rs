@@ -32,14 +32,18 @@ extern "C" fn note_closed_at_start() {
     }
 }
 
+fn closed_at_start(fd: i32) -> bool {
+    CLOSED_AT_START.load(Ordering::Relaxed) & (1 << fd) != 0
+}
+
 /// Standard input was closed when the process started.
 pub fn stdin_closed_at_start() -> bool {
-    CLOSED_AT_START.load(Ordering::Relaxed) & 1 != 0
+    closed_at_start(0)
 }
 
 /// Standard output was closed when the process started.
 pub fn stdout_closed_at_start() -> bool {
-    CLOSED_AT_START.load(Ordering::Relaxed) & 2 != 0
+    closed_at_start(1)
 }
 
 /// Make standard input and output that were closed at start fail as closed ones do in a
@@ -48,7 +52,7 @@ pub fn stdout_closed_at_start() -> bool {
 /// reopened write-only and stdout read-only. Call before any thread starts.
 pub fn keep_closed_std_fds_failing() {
     for (fd, flags) in [(0, libc::O_WRONLY), (1, libc::O_RDONLY)] {
-        if CLOSED_AT_START.load(Ordering::Relaxed) & (1 << fd) == 0 {
+        if !closed_at_start(fd) {
             continue;
         }
         // SAFETY: open() of a constant NUL-terminated path; dup2() onto a standard
