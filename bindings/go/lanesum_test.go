@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha3"
 	"crypto/sha512"
 	"encoding/hex"
 	"errors"
@@ -16,7 +17,8 @@ import (
 	"testing"
 )
 
-// oracles are Go's own implementations of the algorithms lanesum shares with crypto/*.
+// oracles are Go's own implementations of the algorithms lanesum shares with crypto/*
+// (SHA-3 since Go 1.24).
 var oracles = []struct {
 	name  string
 	ours  func() hash.Hash
@@ -31,6 +33,10 @@ var oracles = []struct {
 	{"sha512", NewSHA512, sha512.New, 128},
 	{"sha512-224", NewSHA512_224, sha512.New512_224, 128},
 	{"sha512-256", NewSHA512_256, sha512.New512_256, 128},
+	{"sha3-224", func() hash.Hash { return mustNew("sha3-224") }, func() hash.Hash { return sha3.New224() }, 144},
+	{"sha3-256", func() hash.Hash { return mustNew("sha3-256") }, func() hash.Hash { return sha3.New256() }, 136},
+	{"sha3-384", func() hash.Hash { return mustNew("sha3-384") }, func() hash.Hash { return sha3.New384() }, 104},
+	{"sha3-512", func() hash.Hash { return mustNew("sha3-512") }, func() hash.Hash { return sha3.New512() }, 72},
 }
 
 func randBytes(r *rand.Rand, n int) []byte {
@@ -195,6 +201,7 @@ func TestMultiHash(t *testing.T) {
 		checkMulti(t, nil, data, r)
 		checkMulti(t, []string{"sha256"}, data, r)
 		checkMulti(t, []string{"sha512", "md5"}, data, r)
+		checkMulti(t, []string{"sha3-256", "md5"}, data, r)
 	}
 }
 
@@ -280,6 +287,28 @@ func TestLaneHash(t *testing.T) {
 	h.Close()
 }
 
+// Concurrent SHA-3 streams: their sponges share the engine's lanes.
+func TestLaneHashSHA3Concurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(g), 9))
+			data := randBytes(r, 1<<20+g*1000)
+			h := must(NewLaneHash("sha3-256"))
+			defer h.Close()
+			for _, c := range chunks(r, data) {
+				h.Write(c)
+			}
+			if want := sha3.Sum256(data); !bytes.Equal(h.Sum(nil), want[:]) {
+				t.Errorf("goroutine %d: sha3-256 lane hasher differs", g)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 func TestHashMany(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, total := range []int{0, 1, 7, 100, 2000} {
@@ -295,7 +324,7 @@ func TestHashMany(t *testing.T) {
 				msgs[i] = randBytes(r, 40_000)
 			}
 		}
-		for _, o := range oracles[:6] {
+		for _, o := range append(oracles[:6:6], oracles[9]) { // md5 ... sha512, sha3-256
 			got := must(HashMany(o.name, msgs))
 			if len(got) != len(msgs) {
 				t.Fatalf("%d digests for %d messages", len(got), len(msgs))

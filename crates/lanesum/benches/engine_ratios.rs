@@ -13,8 +13,10 @@
 //!   the engine in 32 KiB writes against `hash_many_par` on the same data (>= 0.8): on a
 //!   thread each, and (MD5) on as many threads as cores, writing borrowed slices
 //!   (`update`) or owned chunks (`update_bytes`);
-//! - a lone MD5 / SHA-256 stream through the engine against the single-stream path
-//!   (>= 0.95).
+//! - 32 SHA3-256 streams through the engine against a plain `Hasher` each, what a SHA-3
+//!   `LaneHasher` was before its sponges shared lanes;
+//! - a lone MD5 / SHA-256 / SHA3-256 stream through the engine against the single-stream
+//!   path (>= 0.95).
 //!
 //! `cargo bench -p lanesum --bench engine_ratios`; `LANESUM_BENCH_MIB` (default 64) sets
 //! the bytes per stream, `LANESUM_BENCH_ROUNDS` (default 7) the rounds and
@@ -29,7 +31,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use common::*;
-use lanesum::{hash_many_par, Algorithm, Engine, MultiHasher};
+use lanesum::{hash_many_par, Algorithm, Engine, Hasher, MultiHasher};
 
 fn seconds(f: impl FnOnce()) -> f64 {
     let t = Instant::now();
@@ -165,6 +167,7 @@ fn main() {
         (Algorithm::Md5, cores, Feed::Owned),
         (Algorithm::Sha256, THREADS, Feed::Borrowed),
         (Algorithm::Sha256, THREADS, Feed::Owned),
+        (Algorithm::Sha3_256, THREADS, Feed::Borrowed),
     ];
     for (alg, threads, feed) in shapes {
         compare(
@@ -178,7 +181,24 @@ fn main() {
             || lane_streams(alg, &msgs, threads, feed),
         );
     }
-    for alg in [Algorithm::Md5, Algorithm::Sha256] {
+    // What a SHA-3 `LaneHasher` was before its streams shared lanes: a plain hasher.
+    compare(
+        "32 sha3-256 streams vs a Hasher each",
+        2.0,
+        THREADS * len,
+        rounds,
+        || {
+            concurrent(&msgs, |m| {
+                let mut h = Hasher::new(Algorithm::Sha3_256);
+                for w in m.chunks(STREAM_WRITE) {
+                    h.update(w);
+                }
+                black_box(h.finalize());
+            })
+        },
+        || lane_streams(Algorithm::Sha3_256, &msgs, THREADS, Feed::Borrowed),
+    );
+    for alg in [Algorithm::Md5, Algorithm::Sha256, Algorithm::Sha3_256] {
         compare(
             &format!("lone {alg} stream vs single-stream path"),
             0.95,

@@ -190,10 +190,11 @@ impl Algorithm {
         Algorithm::Sm3,
     ];
 
-    /// Whether streams of this algorithm share SIMD lanes: MD5, SHA-1 and the SHA-2 family
-    /// in [`LaneHasher`](crate::LaneHasher) and [`StreamBatch`](crate::StreamBatch), SHA-3
-    /// and SHAKE in `StreamBatch` (where the CPU has a Keccak lanes kernel). The others
-    /// hash one stream at a time (BLAKE3 spreading a large one over every core).
+    /// Whether streams of this algorithm share SIMD lanes in
+    /// [`LaneHasher`](crate::LaneHasher) and [`StreamBatch`](crate::StreamBatch): MD5,
+    /// SHA-1, the SHA-2 family, SHA-3 and SHAKE (the last two where the CPU has a Keccak
+    /// lanes kernel). The others hash one stream at a time (BLAKE3 spreading a large one
+    /// over every core).
     pub fn streams_in_lanes(self) -> bool {
         Self::LANED.contains(&self)
             || matches!(
@@ -208,8 +209,8 @@ impl Algorithm {
     }
 
     /// Whether streams of this algorithm share lanes only inside a
-    /// [`StreamBatch`](crate::StreamBatch): SHA-3 and SHAKE. [`Hasher::update_many`]
-    /// runs them one after another, where it runs MD5, SHA-1 and the SHA-2 family side by
+    /// [`StreamBatch`](crate::StreamBatch) or the lane engine: SHA-3 and SHAKE.
+    /// [`Hasher::update_many`] runs them one after another, where it runs MD5, SHA-1 and the SHA-2 family side by
     /// side in lanes, so a caller that keeps each stream in its own `Hasher` (free to move
     /// between threads between writes) loses their lanes and no others.
     ///

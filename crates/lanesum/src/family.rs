@@ -3,6 +3,9 @@
 //!
 //! Each family (`md5`, `sha1`, `sha256`, `sha512`) implements [`Family`] in its own folder;
 //! `families` maps algorithms onto them, and everything above works on any `F: Family`.
+//! The SHA-3 and SHAKE sponges are families too (`sha3::family`), for the lane engine
+//! only: a sponge also absorbs whole blocks into a chaining state, and only its end
+//! differs (see [`Family::SPONGE`]).
 #![allow(unsafe_code)]
 
 use crate::isa::Features;
@@ -50,8 +53,13 @@ impl Word for u64 {
     }
 }
 
-/// Largest block of any family (SHA-512).
-pub(crate) const MAX_BLOCK: usize = 128;
+/// Largest block of any family (SHAKE128's rate).
+pub(crate) const MAX_BLOCK: usize = 168;
+
+/// A multiple of every Merkle–Damgård family's block (SHA-512's): the unit of the halves
+/// a `MultiHasher` shares among its streams. A sponge's rate (72 to 168 bytes) does not
+/// divide it: its stream copies a shared half, as any write.
+pub(crate) const MD_BLOCKS: usize = 128;
 
 /// One Merkle–Damgård hash family: its block shape and its compression functions.
 pub(crate) trait Family: Sized + 'static {
@@ -72,6 +80,9 @@ pub(crate) trait Family: Sized + 'static {
     const LEN_BYTES: usize;
     /// Length field and digest words are big-endian (SHA) rather than little-endian (MD5).
     const BIG_ENDIAN: bool;
+    /// `Some(domain bits)` for a Keccak sponge: padded with those bits and pad10*1 in one
+    /// block, with no length field, and its digest squeezed from the state (any length).
+    const SPONGE: Option<u8> = None;
 
     /// The plain scalar compression function: the reference every fast kernel is tested
     /// against. `blocks.len()` is a multiple of `BLOCK`.

@@ -1,14 +1,17 @@
 //! What MD5, SHA-1 and SHA-2 share: block buffering, the length-padding rule and the
 //! digest serialisation. Written once here so the streaming hasher, the batch path and the
-//! lane engine cannot disagree on a byte.
+//! lane engine cannot disagree on a byte. The sponge families (SHA-3 and SHAKE in the
+//! lane engine) end their own way: `padded_len`, `pad_final` and `digest_of` hand them to
+//! `sha3::family`.
 
 use crate::family::{Compress, Family, Word, MAX_BLOCK};
+use crate::sha3::family as sponge;
 use crate::Digest;
 
 /// Bytes of the padded final block(s) for a message ending in `tail_len < BLOCK` bytes:
 /// one block, or two when the 0x80 byte and the length field do not fit after the tail.
 pub(crate) fn padded_len<F: Family>(tail_len: usize) -> usize {
-    if tail_len + 1 + F::LEN_BYTES <= F::BLOCK {
+    if F::SPONGE.is_some() || tail_len + 1 + F::LEN_BYTES <= F::BLOCK {
         F::BLOCK
     } else {
         2 * F::BLOCK
@@ -24,6 +27,9 @@ pub(crate) fn pad_final<F: Family>(
     out: &mut [u8; 2 * MAX_BLOCK],
 ) -> usize {
     debug_assert!(tail.len() < F::BLOCK);
+    if let Some(domain) = F::SPONGE {
+        return sponge::pad::<F>(domain, tail, out);
+    }
     let used = padded_len::<F>(tail.len());
     // Zero whole blocks with constant sizes (inline stores, not a memset call per lane),
     // then lay the tail over them.
@@ -62,6 +68,9 @@ pub(crate) fn compress_final<F: Family>(
 /// The digest: the state's words in the family's byte order, truncated to `len` bytes.
 #[inline]
 pub(crate) fn digest_of<F: Family>(state: &F::State, len: usize) -> Digest {
+    if F::SPONGE.is_some() {
+        return sponge::squeeze::<F>(state, len);
+    }
     Digest::from_array(state_bytes::<F>(state), len)
 }
 

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use super::half::SharedHalf;
 use super::pool::Pool;
 use super::stream::Stream;
-use crate::families::{self, all, each, map, AllOf, Each, OneOf};
+use crate::families::{self, all, each, map, AllOf, AllSponges, Each, OneOf, SpongeOf};
 use crate::family::Family;
 use crate::isa::{self, Features};
 use crate::{Algorithm, Digest, Hasher};
@@ -23,6 +23,7 @@ use crate::{Algorithm, Digest, Hasher};
 #[derive(Clone)]
 pub struct Engine {
     pools: Arc<AllOf<Pools>>,
+    sponges: Arc<AllSponges<Pools>>,
     level: Features,
     /// Writers (streams that have handed blocks to a pool and not finished), over all
     /// families (each pool counts its own as well).
@@ -72,6 +73,9 @@ impl Engine {
                 writers.clone(),
                 cores
             )))),
+            sponges: Arc::new(all!(
+                sponge | F | Arc::new(Pool::<F>::new(level, writers.clone(), cores))
+            )),
             level,
             writers,
         }
@@ -88,12 +92,18 @@ impl Engine {
     /// # Panics
     /// As [`Hasher::new`], for a hand-built algorithm with an impossible length.
     pub fn hasher(&self, alg: Algorithm) -> LaneHasher {
-        let inner = match families::lookup(alg) {
-            Some(iv) => Inner::Lanes(map!(iv, &*self.pools, |_F, iv, pool| Stream::new(
+        let inner = if let Some(iv) = families::lookup(alg) {
+            Inner::Lanes(map!(iv, &*self.pools, |_F, iv, pool| Stream::new(
                 Arc::clone(pool),
                 *iv
-            ))),
-            None => Inner::Plain(Hasher::at(alg, self.level)),
+            )))
+        } else if let Some(iv) = families::lookup_sponge(alg) {
+            Inner::Sponge(map!(sponge iv, &*self.sponges, |_F, iv, pool| Stream::new(
+                Arc::clone(pool),
+                *iv
+            )))
+        } else {
+            Inner::Plain(Hasher::at(alg, self.level))
         };
         LaneHasher { alg, inner }
     }
@@ -112,7 +122,17 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn waiting(&self) -> usize {
         let p = &self.pools;
-        p.md5.waiting_len() + p.sha1.waiting_len() + p.sha256.waiting_len() + p.sha512.waiting_len()
+        let s = &self.sponges;
+        p.md5.waiting_len()
+            + p.sha1.waiting_len()
+            + p.sha256.waiting_len()
+            + p.sha512.waiting_len()
+            + s.sha3_224.waiting_len()
+            + s.sha3_256.waiting_len()
+            + s.sha3_384.waiting_len()
+            + s.sha3_512.waiting_len()
+            + s.shake128.waiting_len()
+            + s.shake256.waiting_len()
     }
 
     /// The instruction-set level of this engine's kernels.
@@ -133,6 +153,8 @@ pub struct LaneHasher {
 enum Inner {
     /// MD5, SHA-1 and the SHA-2 family: a stream of the engine.
     Lanes(OneOf<Streams>),
+    /// SHA-3 and SHAKE: a sponge's stream of the engine.
+    Sponge(SpongeOf<Streams>),
     /// The others: a plain hasher.
     Plain(Hasher),
 }
@@ -143,6 +165,7 @@ macro_rules! dispatch {
     ($inner:expr, $s:ident => $stream:expr, $h:pat => $plain:expr) => {
         match $inner {
             Inner::Lanes(l) => each!(l, |_F, $s| $stream),
+            Inner::Sponge(l) => each!(sponge l, |_F, $s| $stream),
             Inner::Plain($h) => $plain,
         }
     };

@@ -15,7 +15,7 @@ use super::half::SharedHalf;
 use super::lane_hasher::{Engine, LaneHasher};
 use super::stream::STAGE;
 use crate::families::{self, each};
-use crate::family::{Family, MAX_BLOCK};
+use crate::family::{Family, MD_BLOCKS};
 use crate::hasher;
 use crate::isa::Features;
 use crate::{Algorithm, Digest};
@@ -209,11 +209,12 @@ impl MultiHasher {
             if buf.capacity() < half {
                 buf.reserve_exact(half - buf.len());
             }
-            // End at a block boundary of every family in the streams, even if the half
+            // End at a block boundary of every Merkle–Damgård family, even if the half
             // shrank below what we hold: after a partial block from the other mode, the
-            // next half is copied in and the ones after it go in place again.
-            let skew = (self.fed % MAX_BLOCK as u64) as usize;
-            let target = half.max(buf.len() + skew).next_multiple_of(MAX_BLOCK) - skew;
+            // next half is copied in and the ones after it go in place again. (A
+            // sponge's stream copies what is not whole blocks of its rate.)
+            let skew = (self.fed % MD_BLOCKS as u64) as usize;
+            let target = half.max(buf.len() + skew).next_multiple_of(MD_BLOCKS) - skew;
             let take = (target - buf.len()).min(data.len());
             buf.extend_from_slice(&data[..take]);
             data = &data[take..];

@@ -32,7 +32,7 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use super::half::{Half, HALVES_BUDGET, MAX_HALF, MIN_HALF};
-use crate::family::{Compress, Family, Kernels, MAX_BLOCK};
+use crate::family::{Compress, Family, Kernels, MD_BLOCKS};
 use crate::isa::Features;
 use crate::schedule::{self, best, segs, Job, SEGS};
 use crate::sys::current_cpu;
@@ -160,16 +160,18 @@ impl<F: Family> Pool<F> {
     }
 
     /// The size of a half now: the budget shared by the engine's writers, a multiple of
-    /// every block size.
+    /// every Merkle–Damgård block size (the same in their pools), and whole blocks of a
+    /// sponge's rate.
     pub(crate) fn half(&self) -> usize {
         let writers = self.engine_writers.load(Ordering::Relaxed).max(1);
-        (HALVES_BUDGET / writers / MAX_BLOCK * MAX_BLOCK).clamp(MIN_HALF, MAX_HALF)
+        let half = (HALVES_BUDGET / writers / MD_BLOCKS * MD_BLOCKS).clamp(MIN_HALF, MAX_HALF);
+        half / F::BLOCK * F::BLOCK
     }
 
     /// The size of a half shared by `streams` streams: they hold at most three such
     /// (two in their slots, one being gathered) where they would hold two halves each.
     pub(crate) fn shared_half(&self, streams: usize) -> usize {
-        (self.half() * 2 * streams / 3 / MAX_BLOCK * MAX_BLOCK).clamp(MIN_HALF, MAX_HALF)
+        (self.half() * 2 * streams / 3 / MD_BLOCKS * MD_BLOCKS).clamp(MIN_HALF, MAX_HALF)
     }
 
     /// Streams one round should take: the widest kernel's lanes, but no more than a

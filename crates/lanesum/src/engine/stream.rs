@@ -9,13 +9,14 @@ use bytes::Bytes;
 
 use super::half::{Half, SharedHalf, CHUNKS_HALF, MAX_HALF, MIN_HALF};
 use super::pool::{Pool, Slot};
-use crate::family::{Family, MAX_BLOCK};
+use crate::family::{Family, MAX_BLOCK, MD_BLOCKS};
 use crate::merkle_damgard::digest_of;
 use crate::schedule::{segs, Job};
 use crate::Digest;
 
 /// Writes smaller than this are gathered in the stream itself before they reach the slot,
-/// so tiny writes cost a copy, not a lock.
+/// so tiny writes cost a copy, not a lock (a sponge's stage is the whole blocks of it:
+/// see [`Stream::STAGE`]).
 pub(crate) const STAGE: usize = 1024;
 
 /// A stream of one Merkle–Damgård family whose blocks go through a [`Pool`].
@@ -35,6 +36,10 @@ pub(crate) struct Stream<F: Family> {
 }
 
 impl<F: Family> Stream<F> {
+    /// This family's stage: [`STAGE`], or for a sponge the whole blocks of it (so that
+    /// whatever is staged, a write that fills the stage completes a block).
+    const STAGE: usize = STAGE / F::BLOCK * F::BLOCK;
+
     pub(crate) fn new(pool: Arc<Pool<F>>, iv: F::State) -> Self {
         Stream {
             pool,
@@ -83,12 +88,12 @@ impl<F: Family> Stream<F> {
             return;
         }
         self.total = self.total.wrapping_add(data.len() as u64);
-        if self.part.len() + data.len() < STAGE {
+        if self.part.len() + data.len() < Self::STAGE {
             self.stage(data);
             return;
         }
-        // Complete the staged bytes to a whole block: `STAGE` is a multiple of every block
-        // size and `part.len() + data.len() >= STAGE`, so `data` has enough.
+        // Complete the staged bytes to a whole block: `Self::STAGE` is a multiple of the
+        // block size and `part.len() + data.len() >= Self::STAGE`, so `data` has enough.
         let fill = self.to_block();
         self.stage(&data[..fill]);
         let data = &data[fill..];
@@ -117,11 +122,11 @@ impl<F: Family> Stream<F> {
     #[cfg(feature = "bytes")]
     pub(crate) fn update_bytes(&mut self, chunk: Bytes) {
         let stitch = self.to_block();
-        if chunk.len() < stitch + STAGE {
+        if chunk.len() < stitch + Self::STAGE {
             return self.update(&chunk);
         }
         self.total = self.total.wrapping_add(chunk.len() as u64);
-        // `STAGE` is a multiple of every block size, so this stays within the stage.
+        // `Self::STAGE` is a multiple of the block size, so this stays within the stage.
         self.stage(&chunk[..stitch]);
         let whole = (chunk.len() - stitch) / F::BLOCK * F::BLOCK;
         let mut body = chunk.slice(stitch..stitch + whole);
@@ -134,7 +139,7 @@ impl<F: Family> Stream<F> {
         };
         while !body.is_empty() {
             // Whole blocks, and `head` (at most `STAGE`) plus one block fits.
-            let room = CHUNKS_HALF.saturating_sub(head.len()).max(F::BLOCK);
+            let room = (CHUNKS_HALF.saturating_sub(head.len()) / F::BLOCK * F::BLOCK).max(F::BLOCK);
             let piece = body.split_to(body.len().min(room));
             let half = Half::Chunks(segs([std::mem::take(&mut head), piece]));
             self.pool.absorb(&slot, &[], &[], Some(half));
@@ -192,8 +197,9 @@ impl<F: Family> Drop for Stream<F> {
 }
 
 const _: () = assert!(
-    STAGE.is_multiple_of(MAX_BLOCK)
-        && MIN_HALF.is_multiple_of(MAX_BLOCK)
+    STAGE.is_multiple_of(MD_BLOCKS)
+        && MIN_HALF.is_multiple_of(MD_BLOCKS)
+        && MIN_HALF >= MAX_BLOCK
         && MIN_HALF > 0
         && STAGE + MAX_BLOCK <= CHUNKS_HALF
         && CHUNKS_HALF <= MAX_HALF

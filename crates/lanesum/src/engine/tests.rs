@@ -8,6 +8,12 @@ use crate::{hash, Algorithm};
 use bytes::Bytes;
 use rand::{Rng, SeedableRng};
 
+/// What the engine runs in lanes: the Merkle–Damgård functions and the sponges.
+fn in_lanes() -> Vec<Algorithm> {
+    let sponges = crate::sha3::algorithms();
+    Algorithm::LANED.iter().copied().chain(sponges).collect()
+}
+
 fn random_bytes(rng: &mut impl Rng, n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];
     rng.fill(&mut v[..]);
@@ -42,7 +48,7 @@ fn lone_stream_every_length_and_split() {
         let engine = Engine::new();
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         let data = random_bytes(&mut rng, 3000);
-        for &alg in Algorithm::LANED {
+        for alg in in_lanes() {
             for len in (0..=1100).chain([2047, 2048, 2049, 3000]) {
                 let mut h = engine.hasher(alg);
                 feed(&mut h, &data[..len], &mut rng);
@@ -59,7 +65,7 @@ fn lone_stream_every_length_and_split() {
 fn interleaved_streams_on_one_thread() {
     crate::testing::each_level(|| {
         let mut rng = rand::rngs::StdRng::seed_from_u64(2);
-        for &alg in Algorithm::LANED {
+        for alg in in_lanes() {
             let engine = Engine::new();
             for count in [2usize, 3, 17, 70, 150] {
                 let msgs: Vec<Vec<u8>> = (0..count)
@@ -131,8 +137,9 @@ fn concurrent_streams(threads: u64, rounds: usize, max_len: usize) {
             let engine = engine.clone();
             std::thread::spawn(move || {
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ t);
+                let algs = in_lanes();
                 for round in 0..rounds {
-                    let alg = Algorithm::LANED[rng.random_range(0..Algorithm::LANED.len())];
+                    let alg = algs[rng.random_range(0..algs.len())];
                     let n = rng.random_range(0..max_len);
                     let data = random_bytes(&mut rng, n);
                     let mut h = engine.hasher(alg);
@@ -178,7 +185,12 @@ fn many_writers(engine: fn() -> Engine) {
                     let n = rng.random_range(100_000..400_000);
                     let data = random_bytes(&mut rng, n);
                     if t % 4 == 3 {
-                        let algs = [Algorithm::Md5, Algorithm::Sha256, Algorithm::Sha512];
+                        let algs = [
+                            Algorithm::Md5,
+                            Algorithm::Sha256,
+                            Algorithm::Sha512,
+                            Algorithm::Sha3_256,
+                        ];
                         let owned = Bytes::from(data.clone());
                         let mut m = MultiHasher::with_engine(&engine, &algs);
                         let mut at = 0;
@@ -196,7 +208,13 @@ fn many_writers(engine: fn() -> Engine) {
                         }
                         return;
                     }
-                    let alg = [Algorithm::Md5, Algorithm::Sha256, Algorithm::Sha1][t as usize % 3];
+                    let alg = [
+                        Algorithm::Md5,
+                        Algorithm::Sha256,
+                        Algorithm::Sha1,
+                        Algorithm::Sha3_256,
+                        Algorithm::Shake128(40),
+                    ][t as usize % 5];
                     let mut h = engine.hasher(alg);
                     if t % 8 == 5 {
                         // Abandoned after some halves went into rounds.
@@ -326,6 +344,8 @@ fn multi_hasher_matches_each_algorithm() {
             "blake2b",
             "blake2s-160",
             "blake3",
+            "sha3-256",
+            "shake128-360",
         ]
         .iter()
         .map(|s| s.parse().unwrap())
@@ -667,9 +687,10 @@ fn owned_chunks_every_stitch() {
         let engine = Engine::new();
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let data = Bytes::from(random_bytes(&mut rng, 40_000));
-        for &alg in Algorithm::LANED {
+        for alg in in_lanes() {
             let mut companions = Companions::new(&engine, alg);
-            for staged in [0, 1, 63, 64, 100, 127, 128, 129, STAGE - 1] {
+            let b = alg.block_len();
+            for staged in [0, 1, 63, 64, 100, 127, 128, 129, b - 1, b, b + 1, STAGE - 1] {
                 for chunk in [STAGE, 4999, 5000, 5120, 7000] {
                     let mut h = engine.hasher(alg);
                     let mut at = 0;
@@ -706,7 +727,7 @@ fn final_round_with_more_slices_than_a_job() {
         let engine = Engine::new();
         let mut rng = rand::rngs::StdRng::seed_from_u64(6);
         let data = Bytes::from(random_bytes(&mut rng, 200_000));
-        for &alg in Algorithm::LANED {
+        for alg in in_lanes() {
             let mut companions = Companions::new(&engine, alg);
             // Chunks of exactly the stage (one slice each) or a little over (then the next
             // one's stitched head is a slice too), as many as two halves take.

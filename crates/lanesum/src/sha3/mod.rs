@@ -3,6 +3,7 @@
 //! sponges are ours (`many`), the Keccak-f[1600] kernels one file per instruction set
 //! (`portable`, `x86_avx2`) behind the contract in `lanes`.
 
+pub(crate) mod family;
 mod lanes;
 mod many;
 mod portable;
@@ -155,26 +156,27 @@ impl Sha3State {
     }
 }
 
+/// Every SHA-3 and SHAKE function, SHAKE also with outputs of one byte and of more than
+/// a rate (squeezed with extra permutations): what tests of SHA-3 paths run.
+#[cfg(test)]
+pub(crate) fn algorithms() -> Vec<Algorithm> {
+    vec![
+        Algorithm::Sha3_224,
+        Algorithm::Sha3_256,
+        Algorithm::Sha3_384,
+        Algorithm::Sha3_512,
+        Algorithm::Shake128(16),
+        Algorithm::Shake128(1),
+        Algorithm::Shake128(400),
+        Algorithm::Shake256(32),
+        Algorithm::Shake256(137),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
-
-    /// Every SHA-3 and SHAKE function, SHAKE also with outputs of one byte and of more
-    /// than a rate (squeezed with extra permutations).
-    fn algorithms() -> Vec<Algorithm> {
-        vec![
-            Algorithm::Sha3_224,
-            Algorithm::Sha3_256,
-            Algorithm::Sha3_384,
-            Algorithm::Sha3_512,
-            Algorithm::Shake128(16),
-            Algorithm::Shake128(1),
-            Algorithm::Shake128(400),
-            Algorithm::Shake256(32),
-            Algorithm::Shake256(137),
-        ]
-    }
 
     /// The `sha3` and `shake` crates' digest.
     fn reference(alg: Algorithm, msg: &[u8]) -> Digest {
