@@ -146,9 +146,19 @@ impl Algorithm {
         "sm3",
     ];
 
-    /// The Merkle-Damgard functions the SIMD lanes run (the first entries of
-    /// [`Algorithm::ALL`]); `families` maps each onto its family.
-    pub(crate) const LANED: &'static [Algorithm] = Self::ALL.split_at(8).0;
+    /// The Merkle-Damgard functions the SIMD lanes run; `families` maps each onto its
+    /// family.
+    pub(crate) const LANED: &'static [Algorithm] = &[
+        Algorithm::Md5,
+        Algorithm::Sha1,
+        Algorithm::Sha224,
+        Algorithm::Sha256,
+        Algorithm::Sha384,
+        Algorithm::Sha512,
+        Algorithm::Sha512_224,
+        Algorithm::Sha512_256,
+        Algorithm::Sm3,
+    ];
 
     /// The whole-input modes that are also algorithms, at their default lengths.
     /// (Not in [`Algorithm::ALL`], which lists the plain hash functions.)
@@ -192,8 +202,8 @@ impl Algorithm {
 
     /// Whether streams of this algorithm share SIMD lanes in
     /// [`LaneHasher`](crate::LaneHasher) and [`StreamBatch`](crate::StreamBatch): MD5,
-    /// SHA-1, the SHA-2 family, SHA-3 and SHAKE (the last two where the CPU has a Keccak
-    /// lanes kernel). The others hash one stream at a time (BLAKE3 spreading a large one
+    /// SHA-1, the SHA-2 family, SM3, SHA-3 and SHAKE (the last two where the CPU has a
+    /// Keccak lanes kernel). The others hash one stream at a time (BLAKE3 spreading a large one
     /// over every core).
     pub fn streams_in_lanes(self) -> bool {
         Self::LANED.contains(&self)
@@ -210,8 +220,8 @@ impl Algorithm {
 
     /// Whether streams of this algorithm share lanes only inside a
     /// [`StreamBatch`](crate::StreamBatch) or the lane engine: SHA-3 and SHAKE.
-    /// [`Hasher::update_many`] runs them one after another, where it runs MD5, SHA-1 and the SHA-2 family side by
-    /// side in lanes, so a caller that keeps each stream in its own `Hasher` (free to move
+    /// [`Hasher::update_many`] runs them one after another, where it runs MD5, SHA-1, the
+    /// SHA-2 family and SM3 side by side in lanes, so a caller that keeps each stream in its own `Hasher` (free to move
     /// between threads between writes) loses their lanes and no others.
     ///
     /// [`Hasher::update_many`]: crate::Hasher::update_many

@@ -18,6 +18,7 @@ use crate::sha1::{self, Sha1};
 use crate::sha256::{self, Sha256};
 use crate::sha3::family as sponge;
 use crate::sha512::{self, Sha512};
+use crate::sm3::{self, Sm3};
 use crate::Algorithm;
 
 /// A type for each family: `Of<Md5>`, `Of<Sha1>`, ...
@@ -31,6 +32,7 @@ pub(crate) enum OneOf<E: Each> {
     Sha1(E::Of<Sha1>),
     Sha256(E::Of<Sha256>),
     Sha512(E::Of<Sha512>),
+    Sm3(E::Of<Sm3>),
 }
 
 /// A value for every family.
@@ -39,6 +41,7 @@ pub(crate) struct AllOf<E: Each> {
     pub sha1: E::Of<Sha1>,
     pub sha256: E::Of<Sha256>,
     pub sha512: E::Of<Sha512>,
+    pub sm3: E::Of<Sm3>,
 }
 
 /// The SHA-3 and SHAKE sponges as families, for the lane engine only: `hash_many` and
@@ -82,6 +85,7 @@ pub(crate) fn lookup(alg: Algorithm) -> Option<OneOf<Iv>> {
         Algorithm::Sha512 => OneOf::Sha512(&sha512::IV_512),
         Algorithm::Sha512_224 => OneOf::Sha512(&sha512::IV_512_224),
         Algorithm::Sha512_256 => OneOf::Sha512(&sha512::IV_512_256),
+        Algorithm::Sm3 => OneOf::Sm3(&sm3::IV),
         _ => return None,
     })
 }
@@ -145,7 +149,8 @@ macro_rules! dispatch {
             Md5 md5 $crate::md5::Md5,
             Sha1 sha1 $crate::sha1::Sha1,
             Sha256 sha256 $crate::sha256::Sha256,
-            Sha512 sha512 $crate::sha512::Sha512)
+            Sha512 sha512 $crate::sha512::Sha512,
+            Sm3 sm3 $crate::sm3::Sm3)
     };
     (sponge $how:ident, $one:expr, $all:tt, |$F:ident, $x:pat_param, $y:pat_param| $body:expr) => {
         $crate::families::dispatch!(@match SpongeOf, $how, $one, $all, $F, $x, $y, $body,
@@ -189,7 +194,8 @@ macro_rules! all {
             md5 $crate::md5::Md5,
             sha1 $crate::sha1::Sha1,
             sha256 $crate::sha256::Sha256,
-            sha512 $crate::sha512::Sha512)
+            sha512 $crate::sha512::Sha512,
+            sm3 $crate::sm3::Sm3)
     };
     (sponge |$F:ident| $body:expr) => {
         $crate::families::all!(@struct AllSponges, $F, $body,
@@ -219,6 +225,7 @@ where
     E::Of<Sha1>: Clone,
     E::Of<Sha256>: Clone,
     E::Of<Sha512>: Clone,
+    E::Of<Sm3>: Clone,
 {
     fn clone(&self) -> Self {
         map!(self, |_F, x| x.clone())

@@ -47,7 +47,7 @@ impl Each for Streaming {
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 enum Inner {
-    /// MD5, SHA-1 and the SHA-2 family.
+    /// MD5, SHA-1, the SHA-2 family and SM3.
     Md(OneOf<Streaming>),
     Blake2b(Box<blake2b_simd::State>),
     Blake2s(Box<blake2s_simd::State>),
@@ -58,7 +58,6 @@ enum Inner {
     Btv2(Box<crate::modes::btv2::Btv2State>),
     Checksum(Box<crate::checksums::Checksum>),
     Sha3(Box<crate::sha3::Sha3State>),
-    Sm3(Box<sm3::Sm3>),
 }
 
 impl Hasher {
@@ -109,7 +108,6 @@ impl Hasher {
                     .to_state(),
             )),
             Algorithm::Btv2 => Inner::Btv2(Box::new(crate::modes::btv2::Btv2State::at(level))),
-            Algorithm::Sm3 => Inner::Sm3(Box::default()),
             _ => {
                 if let Some(c) = crate::checksums::Checksum::new(alg) {
                     Inner::Checksum(Box::new(c))
@@ -148,8 +146,8 @@ impl Hasher {
         }
     }
 
-    /// Absorb `chunks[i]` into `hashers[i]` for every `i`: the streams of MD5, SHA-1 and
-    /// the SHA-2 family side by side in lanes (one pass per family, each chunk read in
+    /// Absorb `chunks[i]` into `hashers[i]` for every `i`: the streams of MD5, SHA-1, the
+    /// SHA-2 family and SM3 side by side in lanes (one pass per family, each chunk read in
     /// place), any other algorithm one after another.
     ///
     /// For a caller that schedules many streams itself and hands over one write of each
@@ -170,8 +168,8 @@ impl Hasher {
     /// If `chunks` does not have one entry per hasher.
     pub fn update_many(hashers: &mut [&mut Hasher], chunks: &[&[u8]]) {
         assert_eq!(hashers.len(), chunks.len(), "one chunk per hasher");
-        let (mut md5, mut sha1, mut sha256, mut sha512) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut md5, mut sha1, mut sha256, mut sha512, mut sm3) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (h, &c) in hashers.iter_mut().zip(chunks) {
             if !matches!(h.inner, Inner::Md(_)) {
                 h.update(c);
@@ -185,6 +183,7 @@ impl Hasher {
                 OneOf::Sha1(m) => sha1.push((m, c)),
                 OneOf::Sha256(m) => sha256.push((m, c)),
                 OneOf::Sha512(m) => sha512.push((m, c)),
+                OneOf::Sm3(m) => sm3.push((m, c)),
             }
         }
         let level = isa::active();
@@ -192,6 +191,7 @@ impl Hasher {
         update_lanes(sha1, level);
         update_lanes(sha256, level);
         update_lanes(sha512, level);
+        update_lanes(sm3, level);
     }
 
     /// Absorb more of the message.
@@ -222,7 +222,6 @@ impl Hasher {
             Inner::Btv2(h) => h.update(data),
             Inner::Checksum(h) => h.update(data),
             Inner::Sha3(h) => h.update(data),
-            Inner::Sm3(h) => sm3::Digest::update(&mut **h, data),
         }
         self
     }
@@ -241,7 +240,6 @@ impl Hasher {
             Inner::Btv2(h) => h.finalize(),
             Inner::Checksum(h) => h.finalize(),
             Inner::Sha3(h) => h.finalize(),
-            Inner::Sm3(h) => Digest::from_bytes(&sm3::Digest::finalize(*h)),
         }
     }
 }

@@ -49,6 +49,7 @@ mod md5;
 mod sha1;
 mod sha256;
 mod sha512;
+mod sm3;
 #[cfg(target_arch = "x86_64")]
 mod x86_opaque;
 #[cfg(target_arch = "x86_64")]

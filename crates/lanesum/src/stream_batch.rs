@@ -31,7 +31,7 @@ pub struct StreamBatch {
 }
 
 enum Inner {
-    /// MD5, SHA-1 and the SHA-2 family: in lanes.
+    /// MD5, SHA-1, the SHA-2 family and SM3: in lanes.
     Lanes(OneOf<Lanes>),
     /// SHA-3 and SHAKE where there is a lanes kernel: one sponge each.
     Sha3(crate::sha3::Sponges),

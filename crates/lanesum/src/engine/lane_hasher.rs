@@ -127,6 +127,7 @@ impl Engine {
             + p.sha1.waiting_len()
             + p.sha256.waiting_len()
             + p.sha512.waiting_len()
+            + p.sm3.waiting_len()
             + s.sha3_224.waiting_len()
             + s.sha3_256.waiting_len()
             + s.sha3_384.waiting_len()
@@ -151,7 +152,7 @@ pub struct LaneHasher {
 }
 
 enum Inner {
-    /// MD5, SHA-1 and the SHA-2 family: a stream of the engine.
+    /// MD5, SHA-1, the SHA-2 family and SM3: a stream of the engine.
     Lanes(OneOf<Streams>),
     /// SHA-3 and SHAKE: a sponge's stream of the engine.
     Sponge(SpongeOf<Streams>),

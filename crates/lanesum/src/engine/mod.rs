@@ -30,7 +30,7 @@
 //! }
 //! ```
 //!
-//! MD5, SHA-1, the SHA-2 family and the SHA-3 and SHAKE sponges have lane kernels (each
+//! MD5, SHA-1, the SHA-2 family, SM3 and the SHA-3 and SHAKE sponges have lane kernels (each
 //! function's streams share lanes with the same function's only); a `LaneHasher` of any
 //! other algorithm is a plain [`Hasher`](crate::Hasher). [`MultiHasher`] computes several
 //! algorithms of one stream in one pass.
