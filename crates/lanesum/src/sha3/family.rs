@@ -7,7 +7,6 @@
 //! The end differs from Merkle–Damgård: no length field, the padding is the domain bits
 //! then pad10*1 in one block, and the digest is squeezed from the state (`merkle_damgard`
 //! branches on [`Family::SPONGE`] for both, through [`pad`] and [`squeeze`]).
-#![allow(unsafe_code)]
 
 use super::portable::keccak_f;
 use crate::family::{Family, Single, SingleBody, Word, MAX_BLOCK};
@@ -78,6 +77,7 @@ fn xor_block(state: &mut [u64; 25], block: &[u8]) {
 /// The single-stream path: blocks through the `keccak` crate's Keccak-f[1600].
 struct CrateKeccak;
 
+#[allow(unsafe_code)] // an `unsafe fn` of the trait; the body is safe code
 impl<const RATE: usize, const DOMAIN: u8> SingleBody<Keccak<RATE, DOMAIN>> for CrateKeccak {
     type Token = ();
 
