@@ -1,7 +1,7 @@
 //! What a Merkle-Damgård hash family is to lanesum: its state and block shape, its scalar
 //! reference compression, and the kernels it offers at each instruction-set level.
 //!
-//! Each family (`md5`, `sha1`, `sha256`, `sha512`) implements [`Family`] in its own folder;
+//! Each family (`md5`, `sha1`, `sha256`, `sha512`, `sm3`) implements [`Family`] in its own folder;
 //! `families` maps algorithms onto them, and everything above works on any `F: Family`.
 //! The SHA-3 and SHAKE sponges are families too (`sha3::family`), for the lane engine
 //! only: a sponge also absorbs whole blocks into a chaining state, and only its end
@@ -19,6 +19,8 @@ pub(crate) trait Word:
     /// Truncating conversion, for tests that want random words.
     #[cfg_attr(not(test), allow(dead_code))]
     fn from_u64(x: u64) -> Self;
+    /// The word as a `u64` (the Keccak state's words are `u64` already).
+    fn to_u64(self) -> u64;
     fn write_be(self, out: &mut [u8]);
     fn write_le(self, out: &mut [u8]);
 }
@@ -27,6 +29,9 @@ impl Word for u32 {
     const BYTES: usize = 4;
     fn from_u64(x: u64) -> Self {
         x as u32
+    }
+    fn to_u64(self) -> u64 {
+        self.into()
     }
     #[inline]
     fn write_be(self, out: &mut [u8]) {
@@ -42,6 +47,9 @@ impl Word for u64 {
     const BYTES: usize = 8;
     fn from_u64(x: u64) -> Self {
         x
+    }
+    fn to_u64(self) -> u64 {
+        self
     }
     #[inline]
     fn write_be(self, out: &mut [u8]) {

@@ -8,7 +8,7 @@
 //! then pad10*1 in one block, and the digest is squeezed from the state (`merkle_damgard`
 //! branches on [`Family::SPONGE`] for both, through [`pad`] and [`squeeze`]).
 
-use super::portable::keccak_f;
+use super::portable::{self, keccak_f, pad_block, xor_block};
 use crate::family::{Family, Single, SingleBody, Word, MAX_BLOCK};
 use crate::isa::Features;
 use crate::lanes::LaneKernel;
@@ -66,14 +66,6 @@ impl<const RATE: usize, const DOMAIN: u8> Family for Keccak<RATE, DOMAIN> {
     }
 }
 
-/// XOR one block (little-endian words) into the state.
-#[inline]
-fn xor_block(state: &mut [u64; 25], block: &[u8]) {
-    for (w, bytes) in state.iter_mut().zip(block.chunks_exact(8)) {
-        *w ^= u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
-    }
-}
-
 /// The single-stream path: blocks through the `keccak` crate's Keccak-f[1600].
 struct CrateKeccak;
 
@@ -92,35 +84,19 @@ impl<const RATE: usize, const DOMAIN: u8> SingleBody<Keccak<RATE, DOMAIN>> for C
 }
 
 /// The last block of a sponge whose unhashed tail is `tail` (shorter than a block of
-/// `F`): the tail, the domain bits, zeros, and the final 1 bit of pad10*1 (the same byte
-/// as the domain bits when the tail is a byte short of a block). Returns the block's
-/// length.
+/// `F`) with domain bits `domain`; returns its length, a block.
 pub(crate) fn pad<F: Family>(domain: u8, tail: &[u8], out: &mut [u8; 2 * MAX_BLOCK]) -> usize {
-    debug_assert!(tail.len() < F::BLOCK);
-    out[..F::BLOCK].fill(0);
-    out[..tail.len()].copy_from_slice(tail);
-    out[tail.len()] ^= domain;
-    out[F::BLOCK - 1] ^= 0x80;
+    pad_block(&mut out[..F::BLOCK], tail, domain);
     F::BLOCK
 }
 
-/// The first `len` bytes squeezed from a padded sponge's `state`: a block's worth
-/// (`F::BLOCK` bytes) per permutation, the state's words little-endian.
+/// The first `len` bytes squeezed from a padded sponge's `state`.
 pub(crate) fn squeeze<F: Family>(state: &F::State, len: usize) -> Digest {
-    let mut st = *state;
-    let zeros = [0u8; MAX_BLOCK];
-    Digest::with_len(len, |out| {
-        for (i, block) in out.chunks_mut(F::BLOCK).enumerate() {
-            if i > 0 {
-                // XOR of a zero block, then the permutation: the next block of output.
-                F::compress_portable(&mut st, &zeros[..F::BLOCK]);
-            }
-            let words = st.as_ref().iter();
-            for (bytes, &w) in block.chunks_mut(<F::Word as Word>::BYTES).zip(words) {
-                w.write_le(bytes);
-            }
-        }
-    })
+    let mut st = [0u64; 25];
+    for (to, &w) in st.iter_mut().zip(state.as_ref()) {
+        *to = w.to_u64();
+    }
+    portable::squeeze(&mut st, F::BLOCK, len)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! with the last absorption, longer SHAKE outputs permute once more per rate.
 
 use super::lanes::KeccakLanes;
-use super::portable::keccak_f;
+use super::portable::{pad_block, squeeze};
 use crate::{Algorithm, Digest};
 
 /// What tells the SHA-3 and SHAKE functions apart: rate, padding and output length.
@@ -136,9 +136,7 @@ pub(crate) fn finalize<const N: usize>(
         .iter()
         .map(|s| {
             let mut b = [0u8; 200];
-            b[..s.len].copy_from_slice(&s.buf[..s.len]);
-            b[s.len] ^= p.domain;
-            b[rate - 1] ^= 0x80;
+            pad_block(&mut b[..rate], &s.buf[..s.len], p.domain);
             b
         })
         .collect();
@@ -159,23 +157,6 @@ pub(crate) fn finalize<const N: usize>(
             squeeze(&mut s.state, rate, p.out)
         })
         .collect()
-}
-
-/// The first `out` bytes of the sponge's output (the state, little-endian words, a rate
-/// at a time).
-fn squeeze(state: &mut [u64; 25], rate: usize, out: usize) -> Digest {
-    Digest::with_len(out, |dst| {
-        let mut first = true;
-        for piece in dst.chunks_mut(rate) {
-            if !first {
-                keccak_f(state);
-            }
-            first = false;
-            for (i, b) in piece.iter_mut().enumerate() {
-                *b = state[i / 8].to_le_bytes()[i % 8];
-            }
-        }
-    })
 }
 
 /// Run `jobs` through the `N` lanes.

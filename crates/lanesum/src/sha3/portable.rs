@@ -1,8 +1,12 @@
 //! Keccak-f[1600] in plain Rust, one lane at a time: the reference the SIMD kernels are
-//! tested against, and the lanes kernel of every level without AVX2.
+//! tested against, and the lanes kernel of every level without AVX2. Also the sponge's
+//! steps around the permutation that every sponge driver shares (`many` for `hash_many`
+//! and `StreamBatch`, `family` for the lane engine): a block XORed in, the last block,
+//! the squeeze.
 #![allow(unsafe_code)]
 
 use super::lanes::{KeccakLanes, LanesBody};
+use crate::Digest;
 
 /// Round constants (FIPS 202, 3.2.5).
 pub(crate) const RC: [u64; 24] = [
@@ -79,6 +83,42 @@ pub(crate) fn keccak_f(a: &mut [u64; 25]) {
     }
 }
 
+/// XOR one block (little-endian words) into the state.
+#[inline]
+pub(crate) fn xor_block(a: &mut [u64; 25], block: &[u8]) {
+    for (w, bytes) in a.iter_mut().zip(block.chunks_exact(8)) {
+        *w ^= u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+    }
+}
+
+/// Writes into `last` (a block: `last.len()` is the rate) the final block of a sponge
+/// whose unabsorbed tail is `tail` (shorter than a block): the tail, the domain bits
+/// `domain` (with the first padding bit), zeros, and the final 1 bit of pad10*1 (in the
+/// same byte as the domain bits when the tail is a byte short of a block).
+pub(crate) fn pad_block(last: &mut [u8], tail: &[u8], domain: u8) {
+    debug_assert!(tail.len() < last.len());
+    last.fill(0);
+    last[..tail.len()].copy_from_slice(tail);
+    last[tail.len()] ^= domain;
+    let end = last.len() - 1;
+    last[end] ^= 0x80;
+}
+
+/// The first `len` bytes of a padded sponge's output: the state's words little-endian,
+/// `rate` bytes per permutation.
+pub(crate) fn squeeze(state: &mut [u64; 25], rate: usize, len: usize) -> Digest {
+    Digest::with_len(len, |out| {
+        for (i, piece) in out.chunks_mut(rate).enumerate() {
+            if i > 0 {
+                keccak_f(state);
+            }
+            for (bytes, w) in piece.chunks_mut(8).zip(state.iter()) {
+                bytes.copy_from_slice(&w.to_le_bytes()[..bytes.len()]);
+            }
+        }
+    })
+}
+
 /// The portable lanes: each lane absorbs its blocks through [`keccak_f`].
 pub(crate) struct Portable;
 
@@ -89,9 +129,7 @@ impl<const N: usize> LanesBody<N> for Portable {
         for (l, data) in blocks.iter().enumerate() {
             let mut a: [u64; 25] = core::array::from_fn(|w| st[w][l]);
             for block in data.chunks_exact(rate).take(nblocks) {
-                for (w, bytes) in block.chunks_exact(8).enumerate() {
-                    a[w] ^= u64::from_le_bytes(bytes.try_into().unwrap());
-                }
+                xor_block(&mut a, block);
                 keccak_f(&mut a);
             }
             for (w, v) in a.iter().enumerate() {
