@@ -119,10 +119,11 @@ pub(crate) fn kernel_infos(alg: Algorithm, level: Features) -> Vec<KernelInfo> {
         lanes: 1,
     }];
     if crate::sha3::Params::of(alg).is_some() {
-        v.push(KernelInfo {
-            name: crate::sha3::lanes_name(level),
-            lanes: 4,
-        });
+        v.extend(
+            crate::sha3::lanes_paths(level)
+                .into_iter()
+                .map(|(name, lanes)| KernelInfo { name, lanes }),
+        );
     }
     if let Algorithm::Blake3(_) = alg {
         // Chunks of different small messages share SIMD lanes (blake3/many.rs).

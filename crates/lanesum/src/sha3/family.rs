@@ -57,12 +57,19 @@ impl<const RATE: usize, const DOMAIN: u8> Family for Keccak<RATE, DOMAIN> {
     }
 
     fn lane_kernels(level: Features) -> Vec<LaneKernel<u64>> {
+        #[allow(unused_mut)]
+        let mut v = Vec::new();
         #[cfg(target_arch = "x86_64")]
-        if let Some(t) = level.avx2() {
-            return vec![super::x86_avx2::lane_kernel::<RATE>(t)];
+        {
+            if let Some(t) = level.avx2() {
+                v.push(super::x86_avx2::lane_kernel::<RATE>(t));
+            }
+            if let Some(t) = level.avx512() {
+                v.push(super::x86_avx512::lane_kernel::<RATE>(t));
+            }
         }
         let _ = level;
-        Vec::new()
+        v
     }
 }
 

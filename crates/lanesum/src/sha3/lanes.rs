@@ -5,8 +5,13 @@
 //!
 //! As for the other families, a kernel's code is a type implementing [`LanesBody`] whose
 //! `Token` says what it needs of the CPU, and a [`KeccakLanes`] is only made from a value
-//! of that token.
+//! of that token. [`EngineSponge`] puts the same code behind the lane engine's kernel
+//! contract.
 #![allow(unsafe_code)]
+
+use core::marker::PhantomData;
+
+use crate::lanes::Plain;
 
 /// A lanes kernel's code.
 pub(crate) trait LanesBody<const N: usize>: 'static {
@@ -65,3 +70,40 @@ impl<const N: usize> KeccakLanes<N> {
         (self.0)(st, blocks, nblocks, rate)
     }
 }
+
+/// Lanes code `B` behind the lane engine's kernel contract (`lanes::Plain`), for sponges
+/// of rate `RATE` bytes (see `sha3::family`): the engine's word-major state (word `w` of
+/// lane `l` at `w * N + l`) is the layout of `[[u64; N]; 25]`.
+pub(crate) struct EngineSponge<B, const N: usize, const RATE: usize>(PhantomData<B>);
+
+impl<B: LanesBody<N>, const N: usize, const RATE: usize> Plain<u64> for EngineSponge<B, N, RATE> {
+    type Token = B::Token;
+
+    unsafe fn compress(state: &mut [u64], blocks: &[&[u8]], nblocks: usize) {
+        let (words, _) = state.as_chunks_mut::<N>();
+        let st: &mut [[u64; N]; 25] = words.try_into().expect("25 words of N lanes");
+        let blocks: &[&[u8]; N] = blocks.try_into().expect("N lanes");
+        // SAFETY: the caller holds a `B::Token`, and `LaneKernel` checked that every lane
+        // has `nblocks * RATE` bytes, which is `B::absorb`'s contract (the rate of a
+        // `Family`: a multiple of 8 at most 200).
+        unsafe { B::absorb(st, blocks, nblocks, RATE) }
+    }
+}
+
+/// `$words::<W>($args, ...)` with `W` the rate's words as a constant, for each FIPS 202
+/// rate (so a kernel's loads unroll), `$any($args, ..., rate / 8)` for any other rate.
+#[cfg(target_arch = "x86_64")]
+macro_rules! by_rate {
+    ($rate:expr, $words:ident, $any:ident, ($($arg:expr),*)) => {
+        match $rate {
+            168 => $words::<21>($($arg),*),
+            144 => $words::<18>($($arg),*),
+            136 => $words::<17>($($arg),*),
+            104 => $words::<13>($($arg),*),
+            72 => $words::<9>($($arg),*),
+            rate => $any($($arg,)* rate / 8),
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(crate) use by_rate;

@@ -3,18 +3,16 @@
 //! Each of the 25 state words of the four messages is one ymm; a round is the FIPS 202
 //! steps on whole vectors (AVX2 has no 64-bit rotate, so each rotate is two shifts and
 //! an OR; chi's `!b & c` is `vpandn`). Blocks are loaded four words of each lane at a time
-//! and transposed (unpack, then 128-bit permutes), the odd words one by one.
-//!
-//! There is no AVX-512 kernel (this was written on a machine without AVX-512, where one
-//! could not be tested); AVX-512 machines run this one.
+//! and transposed (unpack, then 128-bit permutes), the odd words one by one. AVX-512
+//! machines run `x86_avx512`'s eight lanes instead.
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
-use super::lanes::{KeccakLanes, LanesBody};
+use super::lanes::{by_rate, EngineSponge, KeccakLanes, LanesBody};
 use super::portable::RC;
 use crate::isa::Avx2;
-use crate::lanes::{LaneKernel, Plain};
+use crate::lanes::LaneKernel;
 
 /// The kernel, which `t` proves this CPU can run.
 pub(crate) fn kernel(t: Avx2) -> KeccakLanes<4> {
@@ -28,24 +26,7 @@ pub(crate) fn lane_kernel<const RATE: usize>(t: Avx2) -> LaneKernel<u64> {
     // stream (Zen 3, `lanesum speed`); scaled to the rate, since a permutation costs the
     // same at every rate.
     let gbps = 1.0 * RATE as f32 / 136.0;
-    LaneKernel::new::<Avx2Sponge<RATE>>(t, "avx2x4", 4, gbps)
-}
-
-/// [`Avx2x4`] behind the engine's kernel contract: word-major state (word `w` of lane
-/// `l` at `w * 4 + l`, the layout of `[[u64; 4]; 25]`), blocks of `RATE` bytes.
-struct Avx2Sponge<const RATE: usize>;
-
-impl<const RATE: usize> Plain<u64> for Avx2Sponge<RATE> {
-    type Token = Avx2;
-
-    unsafe fn compress(state: &mut [u64], blocks: &[&[u8]], nblocks: usize) {
-        let (words, _) = state.as_chunks_mut::<4>();
-        let st: &mut [[u64; 4]; 25] = words.try_into().expect("25 words of 4 lanes");
-        let blocks: &[&[u8]; 4] = blocks.try_into().expect("4 lanes");
-        // SAFETY: the caller holds an `Avx2` token and `LaneKernel` checked that every
-        // lane has `nblocks * RATE` bytes, which is `Avx2x4::absorb`'s contract.
-        unsafe { <Avx2x4 as LanesBody<4>>::absorb(st, blocks, nblocks, RATE) }
-    }
+    LaneKernel::new::<EngineSponge<Avx2x4, 4, RATE>>(t, "avx2x4", 4, gbps)
 }
 
 /// Four lanes per call.
@@ -57,16 +38,7 @@ impl LanesBody<4> for Avx2x4 {
     unsafe fn absorb(st: &mut [[u64; 4]; 25], blocks: &[&[u8]; 4], nblocks: usize, rate: usize) {
         // SAFETY: the caller holds an `Avx2` token and checked the shapes (the trait's
         // contract); each instance below reads `RATE` words per block, `RATE * 8 == rate`.
-        unsafe {
-            match rate {
-                168 => absorb::<21>(st, blocks, nblocks),
-                144 => absorb::<18>(st, blocks, nblocks),
-                136 => absorb::<17>(st, blocks, nblocks),
-                104 => absorb::<13>(st, blocks, nblocks),
-                72 => absorb::<9>(st, blocks, nblocks),
-                _ => generic(st, blocks, nblocks, rate / 8),
-            }
-        }
+        unsafe { by_rate!(rate, absorb, generic, (st, blocks, nblocks)) }
     }
 }
 
