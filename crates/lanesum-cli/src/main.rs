@@ -41,8 +41,9 @@
 //!   key-derivation modes hash each file in turn with the blake3 crate (as b3sum does),
 //!   not in lanes.
 //! * Files are hashed in bounded memory (see `lanesum_files`); files over 1 MiB are
-//!   mapped a window at a time and a file truncated meanwhile is reported ("file shrank
-//!   while it was read"). `--etag`, `--blocks` and `--torrent-pieces` map files of
+//!   mapped a window at a time (a lone one of BLAKE3, CRCs or XXH3 is read by every core
+//!   at once instead) and a file truncated meanwhile is reported ("file shrank while it
+//!   was read"). `--etag`, `--blocks` and `--torrent-pieces` map files of
 //!   16 MiB and more whole: there a truncation ends the run with a message and exit status
 //!   1 (SIGBUS). `LANESUM_NO_MMAP=1` reads with read() instead.
 

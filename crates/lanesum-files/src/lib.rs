@@ -23,11 +23,14 @@
 //! every thread of a rayon pool (the caller's, or one of [`Options::threads`] threads):
 //! * small files are opened, read and hashed together in lanes (`lanesum::hash_many`) by
 //!   each thread for its own runs of a window, big ones streamed side by side
-//!   (`lanesum::StreamBatch`) by one worker per thread, a mapped window at a time;
+//!   (`lanesum::StreamBatch`) by one worker per thread, a mapped window at a time; a
+//!   lone big file of BLAKE3, CRCs or XXH3 is read by every thread at once, a window of
+//!   1 MiB per thread (at least 8 MiB) at a time;
 //! * memory grows with the work and at most linearly with the threads: per thread a
 //!   buffer of at most 8 MiB of small files (as large as its files need: a 3-byte file
 //!   takes 4 bytes), 256 MiB of big files mapped and at most 64 MiB of big-file read
-//!   buffers (only where maps are refused), 32,768 results held back at once, at most
+//!   buffers (only where maps are refused), a lone big file's window, 32,768 results
+//!   held back at once, at most
 //!   8,192 jobs per window and 256 big files open, fewer under a lower `ulimit -n`; a
 //!   buffer that can't be allocated is an error ([`std::io::ErrorKind::OutOfMemory`]) on
 //!   the file that needed it, never an abort;

@@ -54,7 +54,7 @@ pub fn hash_reader(r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed
 }
 
 /// [`hash_reader`] continuing `hasher`, which has taken `size` bytes already.
-pub(crate) fn hash_reader_from(
+fn hash_reader_from(
     mut r: impl Read + Send,
     mut hasher: MultiHasher,
     mut size: u64,
