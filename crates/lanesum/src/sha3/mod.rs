@@ -28,7 +28,7 @@ enum Lanes {
 
 impl Lanes {
     /// The SIMD lanes paths `level` has, fastest first: AVX-512's eight lanes (on Zen 5
-    /// 2.8x AVX2's four per core, SHA3-256 at 16 KiB, and faster with 2 to 4 messages
+    /// 3.2x AVX2's four per core, SHA3-256 at 16 KiB, and faster with 2 to 4 messages
     /// too), AVX2's four.
     fn simd(level: Features) -> Vec<Lanes> {
         #[allow(unused_mut)]
