@@ -92,8 +92,8 @@ impl Lanes {
     }
 }
 
-/// The lanes paths `alg`'s `hash_many` can be forced to at `level` (see
-/// [`hash_many`]): name and messages at once.
+/// The lanes paths [`hash_many`] can be forced to at `level`: each one's name, and how
+/// many messages it hashes at once.
 pub(crate) fn lanes_paths(level: Features) -> Vec<(&'static str, usize)> {
     Lanes::paths(level)
         .into_iter()
