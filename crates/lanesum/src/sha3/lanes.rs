@@ -9,8 +9,10 @@
 //! contract.
 #![allow(unsafe_code)]
 
+#[cfg(target_arch = "x86_64")]
 use core::marker::PhantomData;
 
+#[cfg(target_arch = "x86_64")]
 use crate::lanes::Plain;
 
 /// A lanes kernel's code.
@@ -74,8 +76,10 @@ impl<const N: usize> KeccakLanes<N> {
 /// Lanes code `B` behind the lane engine's kernel contract (`lanes::Plain`), for sponges
 /// of rate `RATE` bytes (see `sha3::family`): the engine's word-major state (word `w` of
 /// lane `l` at `w * N + l`) is the layout of `[[u64; N]; 25]`.
+#[cfg(target_arch = "x86_64")]
 pub(crate) struct EngineSponge<B, const N: usize, const RATE: usize>(PhantomData<B>);
 
+#[cfg(target_arch = "x86_64")]
 impl<B: LanesBody<N>, const N: usize, const RATE: usize> Plain<u64> for EngineSponge<B, N, RATE> {
     type Token = B::Token;
 

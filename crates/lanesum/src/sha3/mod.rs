@@ -23,6 +23,8 @@ pub(crate) use many::Params;
 #[derive(Clone, Copy)]
 enum Lanes {
     X4(&'static str, KeccakLanes<4>),
+    /// Only AVX-512 has eight lanes.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     X8(&'static str, KeccakLanes<8>),
 }
 
