@@ -407,19 +407,9 @@ const WINDOW_MIN: usize = 8 << 20;
 /// unmapping cost more system time than the copy out of the page cache (`perf`: 40% of
 /// the CPU time in faulting and unmapping pages), and the unmapping was serial.
 fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
-    let parallel = algs.iter().all(|a| {
-        matches!(
-            a,
-            Algorithm::Blake3(_)
-                | Algorithm::Btv2
-                | Algorithm::Crc32
-                | Algorithm::Crc32c
-                | Algorithm::Crc64Nvme
-                | Algorithm::Crc
-                | Algorithm::Xxh3
-                | Algorithm::Xxh128
-        )
-    });
+    let parallel = algs
+        .iter()
+        .all(|a| a.spreads_one_input() || matches!(a, Algorithm::Xxh3 | Algorithm::Xxh128));
     let len = f.metadata()?.len();
     if !parallel || len < SPREAD_MIN {
         return hash_reader(f, algs);

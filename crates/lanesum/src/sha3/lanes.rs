@@ -93,21 +93,3 @@ impl<B: LanesBody<N>, const N: usize, const RATE: usize> Plain<u64> for EngineSp
         unsafe { B::absorb(st, blocks, nblocks, RATE) }
     }
 }
-
-/// `$words::<W>($args, ...)` with `W` the rate's words as a constant, for each FIPS 202
-/// rate (so a kernel's loads unroll), `$any($args, ..., rate / 8)` for any other rate.
-#[cfg(target_arch = "x86_64")]
-macro_rules! by_rate {
-    ($rate:expr, $words:ident, $any:ident, ($($arg:expr),*)) => {
-        match $rate {
-            168 => $words::<21>($($arg),*),
-            144 => $words::<18>($($arg),*),
-            136 => $words::<17>($($arg),*),
-            104 => $words::<13>($($arg),*),
-            72 => $words::<9>($($arg),*),
-            rate => $any($($arg,)* rate / 8),
-        }
-    };
-}
-#[cfg(target_arch = "x86_64")]
-pub(crate) use by_rate;

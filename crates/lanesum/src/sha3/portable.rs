@@ -1,5 +1,6 @@
 //! Keccak-f[1600] in plain Rust, one lane at a time: the reference the SIMD kernels are
-//! tested against, and the lanes kernel of every level without AVX2. Also the sponge's
+//! tested against, the lanes kernel of every level without AVX2, and the SIMD kernels'
+//! path for rates that are none of FIPS 202's ([`by_rate`]). Also the sponge's
 //! steps around the permutation that every sponge driver shares (`many` for `hash_many`
 //! and `StreamBatch`, `family` for the lane engine): a block XORed in, the last block,
 //! the squeeze.
@@ -138,6 +139,39 @@ impl<const N: usize> LanesBody<N> for Portable {
         }
     }
 }
+
+/// The portable lanes' absorption, for the SIMD kernels' rates that are none of FIPS
+/// 202's (see [`by_rate`]).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn absorb_any<const N: usize>(
+    st: &mut [[u64; N]; 25],
+    blocks: &[&[u8]; N],
+    nblocks: usize,
+    rate: usize,
+) {
+    // SAFETY: the portable code needs nothing of the CPU (its token is `()`); the
+    // shapes are the caller's, checked by `KeccakLanes` or `LaneKernel`.
+    unsafe { <Portable as LanesBody<N>>::absorb(st, blocks, nblocks, rate) }
+}
+
+/// `$words::<W>($args, ...)` with `W` the rate's words as a constant, for each FIPS 202
+/// rate (so a kernel's loads unroll); any other rate (none of the functions', kept so the
+/// kernel contract holds for every rate) through the portable lanes.
+#[cfg(target_arch = "x86_64")]
+macro_rules! by_rate {
+    ($rate:expr, $words:ident, ($($arg:expr),*)) => {
+        match $rate {
+            168 => $words::<21>($($arg),*),
+            144 => $words::<18>($($arg),*),
+            136 => $words::<17>($($arg),*),
+            104 => $words::<13>($($arg),*),
+            72 => $words::<9>($($arg),*),
+            rate => $crate::sha3::portable::absorb_any($($arg,)* rate),
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(crate) use by_rate;
 
 /// The portable kernel of `N` lanes (tests run every lane count through it).
 pub(crate) fn kernel<const N: usize>() -> KeccakLanes<N> {

@@ -9,8 +9,8 @@
 
 use core::arch::x86_64::*;
 
-use super::lanes::{by_rate, EngineSponge, KeccakLanes, LanesBody};
-use super::portable::RC;
+use super::lanes::{EngineSponge, KeccakLanes, LanesBody};
+use super::portable::{by_rate, RC};
 use crate::isa::Avx2;
 use crate::lanes::LaneKernel;
 
@@ -38,24 +38,8 @@ impl LanesBody<4> for Avx2x4 {
     unsafe fn absorb(st: &mut [[u64; 4]; 25], blocks: &[&[u8]; 4], nblocks: usize, rate: usize) {
         // SAFETY: the caller holds an `Avx2` token and checked the shapes (the trait's
         // contract); each instance below reads `RATE` words per block, `RATE * 8 == rate`.
-        unsafe { by_rate!(rate, absorb, generic, (st, blocks, nblocks)) }
+        unsafe { by_rate!(rate, absorb, (st, blocks, nblocks)) }
     }
-}
-
-/// Any other rate (none of FIPS 202's; kept so the contract holds for every rate).
-///
-/// # Safety
-/// As [`absorb`], with `words` in place of `RATE`.
-#[target_feature(enable = "avx2")]
-unsafe fn generic(st: &mut [[u64; 4]; 25], blocks: &[&[u8]; 4], nblocks: usize, words: usize) {
-    let mut a = load_state(st);
-    for b in 0..nblocks {
-        for (w, aw) in a.iter_mut().enumerate().take(words) {
-            *aw = _mm256_xor_si256(*aw, word(blocks, (b * words + w) * 8));
-        }
-        permute(&mut a);
-    }
-    store_state(st, &a);
 }
 
 /// Absorb `nblocks` blocks of `RATE` words from each lane.

@@ -14,8 +14,8 @@
 
 use core::arch::x86_64::*;
 
-use super::lanes::{by_rate, EngineSponge, KeccakLanes, LanesBody};
-use super::portable::{Portable, RC};
+use super::lanes::{EngineSponge, KeccakLanes, LanesBody};
+use super::portable::{by_rate, RC};
 use crate::isa::Avx512;
 use crate::lanes::LaneKernel;
 use crate::uarch::est;
@@ -46,7 +46,7 @@ impl LanesBody<8> for Avx512x8 {
     unsafe fn absorb(st: &mut [[u64; 8]; 25], blocks: &[&[u8]; 8], nblocks: usize, rate: usize) {
         // SAFETY: the caller holds an `Avx512` token and checked the shapes (the trait's
         // contract); each instance reads `WORDS` words per block, `WORDS * 8 == rate`.
-        unsafe { by_rate!(rate, absorb, any_rate, (st, blocks, nblocks)) }
+        unsafe { by_rate!(rate, absorb, (st, blocks, nblocks)) }
     }
 }
 
@@ -86,16 +86,6 @@ unsafe fn absorb<const WORDS: usize>(st: &mut [[u64; 8]; 25], blocks: &[&[u8]; 8
         // SAFETY: each `st[w]` is 64 writable bytes; unaligned stores.
         unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) };
     }
-}
-
-/// Any other rate (none of FIPS 202's; kept so the contract holds for every rate): the
-/// portable permutation, lane by lane.
-///
-/// # Safety
-/// Each `blocks[l]` holds at least `nblocks * words * 8` bytes.
-unsafe fn any_rate(st: &mut [[u64; 8]; 25], blocks: &[&[u8]; 8], nblocks: usize, words: usize) {
-    // SAFETY: the portable code needs nothing of the CPU; the shapes are the caller's.
-    unsafe { <Portable as LanesBody<8>>::absorb(st, blocks, nblocks, words * 8) }
 }
 
 /// Rows are lanes, columns words: one vector per word (word `k` of lane `l` in element
