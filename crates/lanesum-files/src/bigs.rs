@@ -24,7 +24,6 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
@@ -32,6 +31,7 @@ use lanesum::{Algorithm, Digest, Hasher, StreamBatch};
 use rayon::prelude::*;
 
 use crate::hashed::Hashed;
+use crate::stream::read_full_at;
 use crate::{mapped, memory};
 
 /// Big files streamed at once, over all workers: enough streams to fill the widest kernel
@@ -457,20 +457,6 @@ fn worker(
         }
     }
     done
-}
-
-/// Read into `buf` from `offset` until it is full or at end of file; returns the bytes read.
-fn read_full_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read_at(&mut buf[n..], offset + n as u64) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ use crate::hashed::{Hashed, HashedFile};
 use crate::input::{Input, Job};
 use crate::options::Options;
 use crate::smalls::{self, Buffers, Slot};
-use crate::stream::{hash_reader, hash_streamed};
+use crate::stream::{hash_reader, hash_streamed, read_full_at};
 use crate::{fds, mapped, memory};
 
 /// Jobs taken per window, at least: enough files to fill every lane of two cores many
@@ -414,6 +414,13 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
     if !parallel || len < SPREAD_MIN {
         return hash_reader(f, algs);
     }
+    hash_windows(&f, algs, len)
+}
+
+/// [`hash_lone`]'s windows over `f`, whose size was `len` when it was stat'ed. A file
+/// that grew since is read on to its new end, as GNU's tools (and lanesum's other paths)
+/// do; one that shrank is an error.
+fn hash_windows(f: &File, algs: &[Algorithm], len: u64) -> io::Result<Hashed> {
     let want = (rayon::current_num_threads() * READ_PIECE).max(WINDOW_MIN);
     let window = memory::within_address_space(want, 4, READ_PIECE).min(len as usize);
     let mut buf = memory::zeroed(window)?;
@@ -421,7 +428,7 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
     let mut off = 0u64;
     while off < len {
         let n = (len - off).min(window as u64) as usize;
-        read_window(&f, off, &mut buf[..n])?;
+        read_window(f, off, &mut buf[..n])?;
         if algs.len() == 1 || algs.iter().all(|a| a.spreads_one_input()) {
             // Each spreads the window over the cores, piece by piece (see `MultiHasher`).
             h.update(&buf[..n]);
@@ -434,8 +441,16 @@ fn hash_lone(f: File, algs: &[Algorithm]) -> io::Result<Hashed> {
         }
         off += n as u64;
     }
+    loop {
+        let n = read_full_at(f, &mut buf, off)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        off += n as u64;
+    }
     Ok(Hashed {
-        size: len,
+        size: off,
         digests: h.finalize(),
     })
 }
@@ -596,8 +611,9 @@ mod tests {
 
     /// A lone big file is read in windows by every thread when all its algorithms
     /// spread (the last window and its last piece short, three threads), else by a
-    /// helper thread; either way the digests are one-shot hashing's. A file shorter
-    /// than its window (it shrank) is an error.
+    /// helper thread; either way the digests are one-shot hashing's. One that grew after
+    /// it was stat'ed is hashed to its new end; one shorter than its window (it shrank)
+    /// is an error.
     #[test]
     fn lone_big_file_read_in_windows() {
         let dir = tempfile::tempdir().unwrap();
@@ -616,6 +632,13 @@ mod tests {
             &[Algorithm::Crc32, Algorithm::Md5][..],
         ] {
             let r = pool.install(|| hash_lone(File::open(&p).unwrap(), algs));
+            check(&[r], &[Some(d.clone())], algs);
+        }
+        // A file that grew after it was stat'ed is hashed to its new end.
+        let stat_len = (n - WINDOW_MIN - 3) as u64;
+        for algs in [&[Algorithm::Crc32c][..], &[Algorithm::Blake3(32)][..]] {
+            let r = pool.install(|| hash_windows(&File::open(&p).unwrap(), algs, stat_len));
+            assert_eq!(r.as_ref().unwrap().size, n as u64);
             check(&[r], &[Some(d.clone())], algs);
         }
         let f = File::open(&p).unwrap();

@@ -3,7 +3,9 @@
 //! A reader thread fills the next buffer while the caller hashes the current one, in at
 //! most three buffers of [`CHUNK`] bytes, so memory stays bounded however long the input.
 
+use std::fs::File;
 use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
 
 use lanesum::{Algorithm, MultiHasher};
 
@@ -110,4 +112,18 @@ fn hash_reader_from(
         size,
         digests: hasher.finalize(),
     })
+}
+
+/// Read into `buf` from `offset` until it is full or at end of file; returns the bytes read.
+pub(crate) fn read_full_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read_at(&mut buf[n..], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
