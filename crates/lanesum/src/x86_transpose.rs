@@ -170,6 +170,32 @@ pub(crate) mod avx512 {
         }
     }
 
+    /// Every set's current block as big-endian words, transposed: word `i` of set `s` goes
+    /// to `out(s, i, v)`. Each lane prefetches `prefetch` bytes ahead, then moves on to
+    /// its next block. The block loads of the 16-lane SHA-1 and SM3 kernels.
+    ///
+    /// # Safety
+    /// Each `ptrs[s][l]` must be readable for 64 bytes; the CPU must have AVX-512F and BW.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(crate) unsafe fn next_blocks_be<const S: usize>(
+        ptrs: &mut [[*const u8; 16]; S],
+        prefetch: usize,
+        mut out: impl FnMut(usize, usize, __m512i),
+    ) {
+        for (s, p) in ptrs.iter_mut().enumerate() {
+            for q in p.iter() {
+                // A hint only: prefetching past the end of a slice cannot fault.
+                _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(prefetch).cast());
+            }
+            // SAFETY: every lane's block is readable (the caller's contract).
+            unsafe { load_transpose_u32(p, 0, |i, v| out(s, i, bswap_u32(v))) };
+            for q in p.iter_mut() {
+                *q = q.wrapping_add(64);
+            }
+        }
+    }
+
     /// 16x16 transpose of u32: `r[l]` holds lane l's 16 words; returns one vector per word.
     #[inline]
     #[target_feature(enable = "avx512f")]

@@ -2,7 +2,7 @@
 //! interleaved.
 //!
 //! Each block is loaded and transposed with shuffles (no gathers) by the shared
-//! `load_transpose_u32`, then byte-swapped with `vpshufb` into W[0..16]. The 80 rounds
+//! `next_blocks_be`, byte-swapped with `vpshufb` into W[0..16]. The 80 rounds
 //! are fully unrolled (about 5 KB of code per set, well inside the instruction cache) so
 //! the rolling 16-word schedule window, the round function (`vpternlogd`) and the K
 //! constant are all fixed at compile time. A round is 2 rotates, 1 ternlog and 4 adds;
@@ -24,9 +24,7 @@ use crate::isa::Avx512;
 use crate::lanes::{lane_sets, Cursor, LaneKernel};
 use crate::uarch::est;
 use crate::x86_opaque::opaque_zmm as opaque;
-use crate::x86_transpose::avx512::{
-    bswap_u32 as bswap, enter_sets, leave_sets, load_transpose_u32 as load_transpose, switch_sets,
-};
+use crate::x86_transpose::avx512::{enter_sets, leave_sets, next_blocks_be, switch_sets};
 use core::arch::x86_64::*;
 
 pub(crate) fn kernels(t: Avx512) -> Vec<LaneKernel<u32>> {
@@ -123,18 +121,9 @@ unsafe fn compress<const S: usize>(
     macro_rules! load {
         () => {{
             let mut w = [[zero; S]; 16];
-            for (s, p) in ptrs.iter_mut().enumerate() {
-                for q in p.iter() {
-                    // A hint only: prefetching past the end of a slice cannot fault.
-                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(PREFETCH).cast());
-                }
-                // SAFETY: every lane's current block lies in the slice it reads then
-                // (see the safety contract).
-                unsafe { load_transpose(p, 0, |i, v| w[i][s] = bswap(v)) };
-                for q in p.iter_mut() {
-                    *q = q.wrapping_add(64);
-                }
-            }
+            // SAFETY: every lane's current block lies in the slice it reads then (see
+            // the safety contract).
+            unsafe { next_blocks_be(&mut ptrs, PREFETCH, |s, i, v| w[i][s] = v) };
             w
         }};
     }

@@ -3,8 +3,8 @@
 //!
 //! The AVX2 kernel's rounds and expansion (see `x86_avx2`) with AVX-512's instructions:
 //! each rotate is one `vprold` (AVX2 takes three instructions), each three-way XOR, FF
-//! and GG one `vpternlogd`. Blocks are loaded and transposed with the shared
-//! `load_transpose_u32`, then byte-swapped.
+//! and GG one `vpternlogd`. Blocks are loaded, transposed and byte-swapped by the
+//! shared `next_blocks_be`, as SHA-1's are.
 //!
 //! Unlike the AVX2 kernels these take lane switches inside a call (`Switching`), as
 //! SHA-256's AVX-512 ones do, so a batch a little over the lanes (33 messages on 32)
@@ -16,9 +16,7 @@ use super::T;
 use crate::isa::Avx512;
 use crate::lanes::{lane_sets, Cursor, LaneKernel};
 use crate::uarch::est;
-use crate::x86_transpose::avx512::{
-    bswap_u32, enter_sets, leave_sets, load_transpose_u32, switch_sets,
-};
+use crate::x86_transpose::avx512::{enter_sets, leave_sets, next_blocks_be, switch_sets};
 use core::arch::x86_64::*;
 
 /// Zen 5, 16 KiB, 64 messages (`lanesum speed`): x1 3.6-3.9 GB/s, x2 3.7-4.0, the AVX2
@@ -100,16 +98,9 @@ unsafe fn compress<const S: usize>(
             ptrs[l / 16][l % 16] = p.as_ptr();
         }
         let mut w = [[_mm512_setzero_si512(); S]; 68];
-        for (s, p) in ptrs.iter_mut().enumerate() {
-            // SAFETY: every lane's block `blk` lies in the slice it reads then (see the
-            // safety contract).
-            unsafe { load_transpose_u32(p, 0, |i, v| w[i][s] = bswap_u32(v)) };
-            for q in p {
-                // A hint only: prefetching past the end of a slice cannot fault.
-                _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(PREFETCH).cast());
-                *q = q.wrapping_add(64);
-            }
-        }
+        // SAFETY: every lane's block `blk` lies in the slice it reads then (see the
+        // safety contract).
+        unsafe { next_blocks_be(&mut ptrs, PREFETCH, |s, i, v| w[i][s] = v) };
         // SAFETY: as `enter_sets` above.
         unsafe { switch_sets(state, cur, blk, &mut st) };
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
