@@ -32,26 +32,31 @@ impl Lanes {
     /// The SIMD lanes paths `level` has, fastest first: AVX-512's eight lanes (on Zen 5
     /// 3.2x AVX2's four per core, SHA3-256 at 16 KiB, and faster with 2 to 4 messages
     /// too), AVX2's four.
-    fn simd(level: Features) -> Vec<Lanes> {
-        #[allow(unused_mut)]
-        let mut v = Vec::new();
+    ///
+    /// An iterator, not a list: `hash_many` and `Sponges::new` take the first on every
+    /// call, and should not allocate for it.
+    fn simd(level: Features) -> impl Iterator<Item = Lanes> {
         #[cfg(target_arch = "x86_64")]
-        {
-            if let Some(t) = level.avx512() {
-                v.push(Lanes::X8("avx512x8", x86_avx512::kernel(t)));
-            }
-            if let Some(t) = level.avx2() {
-                v.push(Lanes::X4("avx2x4", x86_avx2::kernel(t)));
-            }
-        }
-        let _ = level;
-        v
+        let v = [
+            level
+                .avx512()
+                .map(|t| Lanes::X8("avx512x8", x86_avx512::kernel(t))),
+            level
+                .avx2()
+                .map(|t| Lanes::X4("avx2x4", x86_avx2::kernel(t))),
+        ];
+        #[cfg(not(target_arch = "x86_64"))]
+        let v: [Option<Lanes>; 0] = {
+            let _ = level;
+            []
+        };
+        v.into_iter().flatten()
     }
 
     /// Every lanes path that can be forced at `level`: the SIMD ones, or where there is
     /// none the portable reference in four lanes (slower than the crates; for tests).
     fn paths(level: Features) -> Vec<Lanes> {
-        let v = Lanes::simd(level);
+        let v: Vec<Lanes> = Lanes::simd(level).collect();
         if v.is_empty() {
             vec![Lanes::X4("portable-x4", portable::kernel::<4>())]
         } else {
@@ -130,7 +135,7 @@ pub(crate) fn hash_many<M: AsRef<[u8]>>(
             .into_iter()
             .find(|l| l.name() == name)
             .map(|l| l.hash_many(p, msgs)),
-        None => Some(match Lanes::simd(level).first() {
+        None => Some(match Lanes::simd(level).next() {
             Some(l) if msgs.len() >= 2 => l.hash_many(p, msgs),
             _ => one_by_one(),
         }),
@@ -149,7 +154,7 @@ impl Sponges {
     pub(crate) fn new(p: Params, n: usize, level: Features) -> Option<Sponges> {
         Some(Sponges {
             p,
-            k: *Lanes::simd(level).first()?,
+            k: Lanes::simd(level).next()?,
             sponges: vec![Default::default(); n],
         })
     }
@@ -365,9 +370,7 @@ mod tests {
     #[test]
     fn sponges_in_chunks() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(9);
-        let runs = Lanes::simd(Features::detect())
-            .into_iter()
-            .flat_map(|k| [(k, 7), (k, 11)]);
+        let runs = Lanes::simd(Features::detect()).flat_map(|k| [(k, 7), (k, 11)]);
         for ((k, n), alg) in runs.flat_map(|r| algorithms().into_iter().map(move |a| (r, a))) {
             let p = Params::of(alg).unwrap();
             let msgs = ragged(p.rate, &mut rng, n);

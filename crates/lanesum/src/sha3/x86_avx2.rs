@@ -37,23 +37,23 @@ impl LanesBody<4> for Avx2x4 {
 
     unsafe fn absorb(st: &mut [[u64; 4]; 25], blocks: &[&[u8]; 4], nblocks: usize, rate: usize) {
         // SAFETY: the caller holds an `Avx2` token and checked the shapes (the trait's
-        // contract); each instance below reads `RATE` words per block, `RATE * 8 == rate`.
+        // contract); each instance below reads `WORDS` words per block, `WORDS * 8 == rate`.
         unsafe { by_rate!(rate, absorb, (st, blocks, nblocks)) }
     }
 }
 
-/// Absorb `nblocks` blocks of `RATE` words from each lane.
+/// Absorb `nblocks` blocks of `WORDS` words from each lane.
 ///
 /// # Safety
-/// The CPU has AVX2 and each `blocks[l]` holds at least `nblocks * RATE * 8` bytes.
+/// The CPU has AVX2 and each `blocks[l]` holds at least `nblocks * WORDS * 8` bytes.
 #[target_feature(enable = "avx2")]
-unsafe fn absorb<const RATE: usize>(st: &mut [[u64; 4]; 25], blocks: &[&[u8]; 4], nblocks: usize) {
+unsafe fn absorb<const WORDS: usize>(st: &mut [[u64; 4]; 25], blocks: &[&[u8]; 4], nblocks: usize) {
     let mut a = load_state(st);
     let p = blocks.map(|b| b.as_ptr());
     for b in 0..nblocks {
-        let base = b * RATE * 8;
+        let base = b * WORDS * 8;
         let mut w = 0;
-        while w + 4 <= RATE {
+        while w + 4 <= WORDS {
             // SAFETY: words w..w+4 of block b lie within each lane's slice (the caller's
             // bound); unaligned loads.
             let [r0, r1, r2, r3] =
@@ -74,7 +74,7 @@ unsafe fn absorb<const RATE: usize>(st: &mut [[u64; 4]; 25], blocks: &[&[u8]; 4]
             }
             w += 4;
         }
-        while w < RATE {
+        while w < WORDS {
             a[w] = _mm256_xor_si256(a[w], word(blocks, base + w * 8));
             w += 1;
         }
