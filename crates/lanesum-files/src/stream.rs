@@ -51,16 +51,9 @@ fn read_once(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// however long the input is (a buffer that can't be allocated is an
 /// [`io::ErrorKind::OutOfMemory`] error, not an abort), and a file that grows or shrinks meanwhile gives the digest
 /// of exactly what was read.
-pub fn hash_reader(r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed> {
-    hash_reader_from(r, MultiHasher::new(algs), 0)
-}
-
-/// [`hash_reader`] continuing `hasher`, which has taken `size` bytes already.
-fn hash_reader_from(
-    mut r: impl Read + Send,
-    mut hasher: MultiHasher,
-    mut size: u64,
-) -> io::Result<Hashed> {
+pub fn hash_reader(mut r: impl Read + Send, algs: &[Algorithm]) -> io::Result<Hashed> {
+    let mut hasher = MultiHasher::new(algs);
+    let mut size = 0u64;
     use std::sync::mpsc::sync_channel;
     const BUFFERS: usize = 3;
     let (full_tx, full_rx) = sync_channel::<io::Result<(Vec<u8>, usize)>>(BUFFERS);
