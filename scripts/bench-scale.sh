@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Scaling over cores: lanesum against `xargs -P$(nproc)` md5sum/sha256sum/openssl and b3sum
-# (where installed) on every core, then lanesum alone on 1, 2, 4, ... cores (taskset), with
-# the data in RAM (/dev/shm or another tmpfs), so the figures are hashing and the read
-# path, not the disk. Every figure is the best wall time of RUNS runs, all in this one run
-# of the script; with BASELINE (another lanesum binary, e.g. one built at commit 326e39a)
-# each lanesum line is measured for both binaries, alternating, with new/base.
+# (where installed) on every core, the floors the kernels set for the big files on 1, 2,
+# 4, ... cores, then lanesum alone on that many cores (taskset), with the data in RAM
+# (/dev/shm or another tmpfs), so the figures are hashing and the read path, not the disk.
+# Every figure is the best wall time of RUNS runs, all in this one run of the script; with
+# BASELINE (another lanesum binary, e.g. one built at commit 326e39a) each lanesum line is
+# measured for both binaries, alternating, with new/base.
 #
 # Usage: scripts/bench-scale.sh [--lanesum BIN] [--runs N] [--quick] [BASELINE]
 #   --lanesum BIN  the binary measured (default: build target/release/lanesum)
@@ -18,7 +19,7 @@ while (($#)); do
         --lanesum) bin=$2; shift 2 ;;
         --runs) runs=$2; shift 2 ;;
         --quick) quick=1; shift ;;
-        -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
         *) base=$(readlink -f "$1"); shift ;;
     esac
 done
@@ -115,6 +116,32 @@ for a in md5 sha256 blake3; do
         *) have "${a}sum" && row "find | xargs -P$N ${a}sum" "find small -type f -print0 | xargs -0 -P$N -n64 ${a}sum" ;;
     esac
 done
+
+# What no scheduler can beat: MD5 and SHA-256 are serial inside a file, so on C cores the
+# big files are S = ceil(files / C) streams per core, and a core's rate with S streams
+# (`speed --counts`, this machine, one core) bounds the batch at S x 64 MiB / rate(S).
+echo "== floors for $nbig x 64 MiB: one core's rate with S streams (S = files / cores)"
+"$L" speed --counts -a md5,sha256 --sizes 1M --time 0.02 --json 2>/dev/null |
+    python3 -c '
+import json, math, sys
+nbig, ncores = int(sys.argv[1]), int(sys.argv[2])
+rate = {}
+for line in sys.stdin:
+    r = json.loads(line)
+    rate[r["algorithm"], r["messages"]] = r["gbps"]
+c = 1
+while True:
+    s = math.ceil(nbig / c)
+    row = []
+    for a in ("md5", "sha256"):
+        g = rate.get((a, min(s, 64)))
+        if g:
+            row.append(f"{a} {s * 64 * 2**20 / g / 1e6:5.0f} ms ({s} streams, {g:.2f} GB/s)")
+    print(f"on {c:2} cores: " + ", ".join(row))
+    if c >= ncores:
+        break
+    c = min(2 * c, ncores)
+' "$nbig" "$N" || echo "(no floors: lanesum speed or python3 failed)"
 
 if have taskset; then
     echo "== lanesum on 1, 2, 4, ... cores ($nbig x 64 MiB; then the small files)"
