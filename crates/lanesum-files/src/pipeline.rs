@@ -722,8 +722,10 @@ mod tests {
             files.push(p);
             want.push(Some(d));
         }
-        // Streams that move between workers (the first three), and kept by one worker
-        // (SHA-3, whose lanes are a StreamBatch's).
+        // Streams that move between workers (the first three; the third, on 64 threads,
+        // a stream per file and algorithm), and kept by one worker (SHA-3, whose lanes
+        // are a StreamBatch's).
+        let splits = bigs::SPLITS.load(std::sync::atomic::Ordering::SeqCst);
         for algs in [
             &[Algorithm::Md5][..],
             &[Algorithm::Sha256, Algorithm::Blake3(32)][..],
@@ -741,6 +743,7 @@ mod tests {
                 check(&out, &want, algs);
             }
         }
+        assert!(bigs::SPLITS.load(std::sync::atomic::Ordering::SeqCst) > splits);
     }
 
     /// Two workers, two big files and two tiny ones: the worker that started the tiny
