@@ -89,6 +89,7 @@ const SPLIT_BELOW: usize = 6;
 
 /// A file waiting for a stream: its place among the files, its size when stat'ed, and
 /// the algorithm (an index into the run's) this stream computes, or `None` for all.
+#[derive(Clone)]
 struct Pending {
     idx: usize,
     stat_len: u64,
@@ -229,10 +230,8 @@ pub(crate) fn hash_side_by_side(
         let streams = (0..algs.len())
             .flat_map(|a| {
                 by_size.iter().map(move |p| Pending {
-                    idx: p.idx,
-                    stat_len: p.stat_len,
-                    file: Arc::clone(&p.file),
                     alg: Some(a),
+                    ..p.clone()
                 })
             })
             .collect();

@@ -434,11 +434,12 @@ fn hash_windows(f: &File, algs: &[Algorithm], len: u64, buf: &mut Vec<u8>) -> io
     memory::grow_to(buf, window)?;
     let buf = &mut buf[..window];
     let mut h = MultiHasher::new(algs);
+    let spread = algs.len() == 1 || algs.iter().all(|a| a.spreads_one_input());
     let mut off = 0u64;
     while off < len {
         let n = (len - off).min(window as u64) as usize;
         read_window(f, off, &mut buf[..n])?;
-        if algs.len() == 1 || algs.iter().all(|a| a.spreads_one_input()) {
+        if spread {
             // Each spreads the window over the cores, piece by piece (see `MultiHasher`).
             h.update(&buf[..n]);
         } else {
