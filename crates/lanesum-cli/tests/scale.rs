@@ -147,3 +147,36 @@ fn a_tree_under_an_address_space_limit_completes_or_fails_cleanly() {
         );
     }
 }
+
+/// Files named after `-` are read after standard input ends, as GNU's tools read them,
+/// however many files come before it: the writer of standard input rewrites `after`
+/// before it closes, and the digest printed is the new content's.
+#[test]
+fn files_after_standard_input_are_read_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<String> = vec!["-a".into(), "md5".into(), "-j4".into()];
+    for i in 0..600 {
+        let name = format!("f{i:03}");
+        fs::write(dir.path().join(&name), name.as_bytes()).unwrap();
+        args.push(name);
+    }
+    args.extend(["-".into(), "after".into()]);
+    fs::write(dir.path().join("after"), b"old").unwrap();
+    let script = format!(
+        "{{ sleep 0.3; printf new > after; printf x; }} | \"{}\" {}",
+        BIN,
+        args.join(" ")
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 602);
+    assert_eq!(lines[600], format!("{}  -", md5(b"x")));
+    assert_eq!(lines[601], format!("{}  after", md5(b"new")));
+}

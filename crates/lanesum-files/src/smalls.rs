@@ -42,7 +42,7 @@ const TASKS_BYTES: usize = 64 << 20;
 const TASK_MIN: usize = 2 << 20;
 const TASK_MAX: usize = 8 << 20;
 /// Jobs per task: a window is cut into about two runs per thread, within these bounds.
-const RUN_MIN: usize = 8;
+pub(crate) const RUN_MIN: usize = 8;
 const RUN_MAX: usize = 256;
 
 /// What became of a job of a window.
