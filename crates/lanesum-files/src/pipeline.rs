@@ -15,7 +15,8 @@
 //! * a lone big file, big files whose every algorithm spreads one input over the cores
 //!   (BLAKE3, the CRCs: [`Algorithm::spreads_one_input`]), standard input, FIFOs and
 //!   devices are streamed on their own, one after another, where BLAKE3 (and several
-//!   algorithms) still use every core.
+//!   algorithms) still use every core: BLAKE3 alone by pieces that each core reads and
+//!   hashes at once, the others through windows read by every core.
 //!
 //! The pool is the caller's (the rayon pool `next` is called in: the global one unless
 //! the caller installed another) or, with [`Options::threads`], one of the pipeline's own.
@@ -24,10 +25,12 @@
 //! truncation); a file that shrinks or grows while it is read gives the digest of what was
 //! read, or an error, never a crash. Peak memory, growing with the work and at most
 //! linearly with the threads: a buffer per task of at most twice `smalls::task_bytes` (only as
-//! large as its files need), the big-file windows (`bigs`), two windows of names, and the
-//! outputs held back behind gathering big files (see the constants). A buffer that can't
+//! large as its files need), the big-file windows (`bigs`), a lone big file's window
+//! (or for BLAKE3 a piece per thread), two windows of names, and the outputs held back
+//! behind gathering big files (see the constants). A buffer that can't
 //! be allocated is an error on the file that needed it, never an abort.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fmt;
@@ -36,6 +39,7 @@ use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, OnceLock};
 
+use lanesum::modes::{blake3_of_pieces, blake3_piece, Blake3Piece, BLAKE3_PIECE};
 use lanesum::{Algorithm, MultiHasher};
 
 use crate::bigs::{self, GROUP};
@@ -498,7 +502,74 @@ fn hash_lone(f: File, algs: &[Algorithm], buf: &mut Vec<u8>) -> io::Result<Hashe
     if !parallel || len < SPREAD_MIN {
         return hash_reader(f, algs);
     }
+    if let [Algorithm::Blake3(out_len)] = *algs {
+        return hash_blake3_pieces(&f, out_len, len);
+    }
     hash_windows(&f, algs, len, buf)
+}
+
+thread_local! {
+    /// A thread's piece of a lone big file under BLAKE3 ([`hash_blake3_pieces`]): grown
+    /// once, kept by the pool's threads from one file to the next.
+    static PIECE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// [`hash_lone`] for BLAKE3 alone, whose tree lets each piece be hashed apart
+/// (`lanesum::modes::blake3_piece`): every core reads a piece and hashes it while it is
+/// still in its cache, with no window to fill first and no barrier between reading and
+/// hashing. 64 files of 64 MiB on a 16-core Xeon VM, 6 runs in turn, best / median: by
+/// pieces 136 / 143 ms, through windows 170 / 181, b3sum 170 / 195 (which maps each file
+/// and hashes it with `update_rayon`). On 2 cores (Zen 5) 0.51-0.63 s against 0.67-0.72,
+/// b3sum 0.63-0.75.
+///
+/// The file is read on to its end, as in [`hash_windows`]: a file that grew since it was
+/// stat'ed is hashed whole, one that shrank is an error.
+fn hash_blake3_pieces(f: &File, out_len: usize, len: u64) -> io::Result<Hashed> {
+    use rayon::prelude::*;
+    use std::os::unix::fs::FileExt;
+    let piece = |index: u64, read: &dyn Fn(&mut [u8]) -> io::Result<usize>| {
+        PIECE.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            memory::grow_to(&mut buf, BLAKE3_PIECE)?;
+            let n = read(&mut buf[..BLAKE3_PIECE])?;
+            Ok((n, (n > 0).then(|| blake3_piece(index, &buf[..n])).flatten()))
+        })
+    };
+    let full = len / BLAKE3_PIECE as u64;
+    let mut pieces: Vec<Blake3Piece> = (0..full)
+        .into_par_iter()
+        .map(|i| {
+            let at = i * BLAKE3_PIECE as u64;
+            let (_, p) =
+                piece(i, &|buf| f.read_exact_at(buf, at).map(|()| buf.len())).map_err(shrank)?;
+            p.ok_or_else(|| shrank(io::ErrorKind::UnexpectedEof.into()))
+        })
+        .collect::<io::Result<_>>()?;
+    // The last, partial piece, and whatever the file grew by since it was stat'ed.
+    let mut off = full * BLAKE3_PIECE as u64;
+    loop {
+        let (n, p) = piece(off / BLAKE3_PIECE as u64, &|buf| read_full_at(f, buf, off))?;
+        pieces.extend(p);
+        off += n as u64;
+        if n < BLAKE3_PIECE {
+            break;
+        }
+    }
+    let digest = blake3_of_pieces(&pieces, out_len)
+        .filter(|_| off >= len)
+        .ok_or_else(|| shrank(io::ErrorKind::UnexpectedEof.into()))?;
+    Ok(Hashed {
+        size: off,
+        digests: vec![digest],
+    })
+}
+
+/// A read that ended early: the file shrank since it was stat'ed.
+fn shrank(e: io::Error) -> io::Error {
+    match e.kind() {
+        io::ErrorKind::UnexpectedEof => io::Error::other("file shrank while it was read"),
+        _ => e,
+    }
 }
 
 /// [`hash_lone`]'s windows over `f`, whose size was `len` when it was stat'ed. A file
@@ -551,10 +622,7 @@ fn read_window(f: &File, off: u64, buf: &mut [u8]) -> io::Result<()> {
         .enumerate()
         .try_for_each(|(i, piece)| {
             let at = off + (i * READ_PIECE) as u64;
-            f.read_exact_at(piece, at).map_err(|e| match e.kind() {
-                io::ErrorKind::UnexpectedEof => io::Error::other("file shrank while it was read"),
-                _ => e,
-            })
+            f.read_exact_at(piece, at).map_err(shrank)
         })
 }
 
@@ -723,6 +791,7 @@ mod tests {
         for algs in [
             &[Algorithm::Crc32c, Algorithm::Crc64Nvme][..],
             &[Algorithm::Blake3(32)][..],
+            &[Algorithm::Blake3(64)][..],
             &[Algorithm::Xxh3, Algorithm::Crc][..],
             &[Algorithm::Crc32, Algorithm::Md5][..],
         ] {
@@ -736,6 +805,20 @@ mod tests {
                 pool.install(|| hash_windows(&File::open(&p).unwrap(), algs, stat_len, &mut buf));
             assert_eq!(r.as_ref().unwrap().size, n as u64);
             check(&[r], &[Some(d.clone())], algs);
+        }
+        // BLAKE3 alone, by pieces: grown since stat'ed (by less and more than a piece),
+        // and shrunk (an error).
+        let algs = &[Algorithm::Blake3(32)][..];
+        for less in [3, BLAKE3_PIECE as u64 + 5, n as u64 - SPREAD_MIN] {
+            let f = File::open(&p).unwrap();
+            let r = pool.install(|| hash_blake3_pieces(&f, 32, n as u64 - less));
+            assert_eq!(r.as_ref().unwrap().size, n as u64);
+            check(&[r], &[Some(d.clone())], algs);
+        }
+        for more in [1, BLAKE3_PIECE as u64] {
+            let f = File::open(&p).unwrap();
+            let r = pool.install(|| hash_blake3_pieces(&f, 32, n as u64 + more));
+            assert_eq!(r.unwrap_err().to_string(), "file shrank while it was read");
         }
         let f = File::open(&p).unwrap();
         let mut short = vec![0u8; 3 * READ_PIECE];

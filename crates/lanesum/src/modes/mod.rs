@@ -9,12 +9,14 @@
 //! | --- | --- |
 //! | [`md5p8`] | rsync's MD5P8 whole-file checksum |
 //! | [`blake2bp`], [`blake2sp`] | BLAKE2bp / BLAKE2sp (RFC 7693 family, 4-way / 8-way parallel) |
+//! | [`blake3_piece`], [`blake3_of_pieces`] | BLAKE3 of one input, its aligned pieces hashed apart |
 //! | [`blocks`] | the digest of every fixed-size block |
 //! | [`s3_etag`], [`s3_etag_of_parts`], [`s3_etag_of_part_md5s`] | Amazon S3 multipart-upload ETag |
 //! | [`s3_checksum`], [`s3_checksum_of_parts`], [`s3_part_checksums`] | Amazon S3 CRC32/CRC32C/CRC64NVME/SHA checksums, full-object and composite |
 //! | [`torrent_v1_pieces`], [`torrent_v2_pieces_root`] | BitTorrent v1 piece hashes, BEP 52 pieces root |
 
 mod blake2p;
+mod blake3_pieces;
 mod blocks;
 pub(crate) mod btv2;
 pub(crate) mod md5p8;
@@ -25,6 +27,7 @@ mod s3_checksum;
 mod torrent;
 
 pub use blake2p::{blake2bp, blake2sp};
+pub use blake3_pieces::{blake3_of_pieces, blake3_piece, Blake3Piece, BLAKE3_PIECE};
 pub use blocks::blocks;
 pub use btv2::{torrent_v2_pieces_root, BTV2_BLOCK};
 pub use md5p8::md5p8;
