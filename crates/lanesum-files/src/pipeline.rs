@@ -37,7 +37,7 @@ use std::fmt;
 use std::fs::File;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{mpsc, Arc, OnceLock};
+use std::sync::{mpsc, Arc, Mutex, OnceLock, PoisonError};
 
 use lanesum::modes::{blake3_of_pieces, blake3_piece, Blake3Piece, BLAKE3_PIECE};
 use lanesum::{Algorithm, MultiHasher};
@@ -142,6 +142,9 @@ pub struct Pipeline<I> {
     /// Windows taken from `jobs` and handed to the pool, oldest first: at most two, the
     /// one whose results are awaited and the next (see [`Pipeline::fill`]).
     windows: VecDeque<Window>,
+    /// The next window, walked while the pool hashes, to be handed over the moment the
+    /// oldest window is done.
+    ahead: Option<Vec<Job>>,
     /// Windows taken so far: the first ones are small (see [`FIRST_WINDOW_RUNS`]).
     launched: u32,
     /// `jobs` is exhausted.
@@ -211,10 +214,48 @@ struct Window {
     stdin: bool,
 }
 
-/// A window's slots: hashed already, or coming from the pool's task.
+/// A window's slots: hashed already, or coming from the pool's tasks.
 enum Slots {
     Now(Vec<Slot>),
-    Coming(mpsc::Receiver<std::thread::Result<Vec<Slot>>>),
+    Coming(mpsc::Receiver<Hashing>),
+}
+
+/// Slots hashed on the pool, or the panic of the task that hashed them.
+type Hashing = std::thread::Result<Vec<Slot>>;
+
+/// The runs of a window, each hashed by a task of its own: each puts its slots in their
+/// place, and the last to end sends the window's on, in order.
+struct Gather {
+    /// Each run's slots (or its panic), and how many runs have yet to put theirs.
+    parts: Mutex<(Vec<Option<Hashing>>, usize)>,
+    tx: mpsc::SyncSender<Hashing>,
+}
+
+impl Gather {
+    fn new(runs: usize, tx: mpsc::SyncSender<Hashing>) -> Gather {
+        Gather {
+            parts: Mutex::new(((0..runs).map(|_| None).collect(), runs)),
+            tx,
+        }
+    }
+
+    /// Run `i` ended with `slots`.
+    fn put(&self, i: usize, slots: Hashing) {
+        let mut parts = self.parts.lock().unwrap_or_else(PoisonError::into_inner);
+        parts.0[i] = Some(slots);
+        parts.1 -= 1;
+        if parts.1 > 0 {
+            return;
+        }
+        let parts = std::mem::take(&mut parts.0);
+        let window = parts
+            .into_iter()
+            .map(|p| p.expect("every run put its slots"))
+            .collect::<std::thread::Result<Vec<Vec<Slot>>>>()
+            .map(|runs| runs.into_iter().flatten().collect());
+        // The receiver is gone only if the pipeline was dropped: nothing to do.
+        let _ = self.tx.send(window);
+    }
 }
 
 /// Up to `max` jobs from `jobs`, ending early after standard input (it may be a
@@ -252,6 +293,7 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
             taken: 0,
             bigs: Vec::new(),
             windows: VecDeque::new(),
+            ahead: None,
             launched: 0,
             exhausted: false,
             done: false,
@@ -288,12 +330,10 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
         self.ready[at - self.taken].1 = Some(r);
     }
 
-    /// Take the next window of jobs from `jobs` and start hashing it: on the pool (or, for
-    /// a few jobs, on this thread), its results coming through a channel. Nothing if
-    /// `jobs` is exhausted.
-    fn launch(&mut self) {
+    /// Walk to the next window of jobs: `None` once `jobs` is exhausted.
+    fn take(&mut self) -> Option<Vec<Job>> {
         if self.exhausted {
-            return;
+            return None;
         }
         let threads = self.threads();
         // The first windows grow from a few runs per thread to the full size, so that
@@ -302,12 +342,18 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
         let max = limits()
             .window_for(threads)
             .min(first.saturating_mul(1 << self.launched.min(16)));
-        let mut jobs = take_window(&mut self.jobs, max);
+        let jobs = take_window(&mut self.jobs, max);
         if jobs.is_empty() {
             self.exhausted = true;
-            return;
+            return None;
         }
         self.launched += 1;
+        Some(jobs)
+    }
+
+    /// Start hashing a window of jobs: on the pool (or, for a few jobs, on this thread),
+    /// its results coming through a channel.
+    fn start(&mut self, mut jobs: Vec<Job>) {
         let stdin = matches!(
             jobs.last(),
             Some(Job {
@@ -329,18 +375,23 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
             Slots::Now(smalls::hash_window(jobs, &self.algs, &self.buffers, true))
         } else {
             let (tx, rx) = mpsc::sync_channel(1);
-            let (algs, buffers) = (Arc::clone(&self.algs), Arc::clone(&self.buffers));
-            let task = move || {
-                // A panic goes to the caller, as from a scope, not to the pool's handler.
-                let slots = panic::catch_unwind(AssertUnwindSafe(|| {
-                    smalls::hash_window(jobs, &algs, &buffers, true)
-                }));
-                // The receiver is gone only if the pipeline was dropped: nothing to do.
-                let _ = tx.send(slots);
-            };
-            match &self.pool {
-                Some(p) => p.spawn(task),
-                None => rayon::spawn(task),
+            let (room, runs) = smalls::plan(jobs, self.threads());
+            let gather = Arc::new(Gather::new(runs.len(), tx));
+            for (i, jobs) in runs.into_iter().enumerate() {
+                let (algs, buffers) = (Arc::clone(&self.algs), Arc::clone(&self.buffers));
+                let gather = Arc::clone(&gather);
+                let task = move || {
+                    // A panic goes to the caller, as from a scope, not to the pool's handler.
+                    let slots = panic::catch_unwind(AssertUnwindSafe(|| {
+                        smalls::hash_run(jobs, &algs, &buffers, room)
+                    }));
+                    gather.put(i, slots);
+                };
+                // In order: the pool takes a window's runs before the next window's.
+                match &self.pool {
+                    Some(p) => p.spawn_fifo(task),
+                    None => rayon::spawn_fifo(task),
+                }
             }
             Slots::Coming(rx)
         };
@@ -351,20 +402,36 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
         });
     }
 
+    /// Whether another window may go to the pool: fewer than two are there, and none of
+    /// them ends with standard input (the files after it are read after it).
+    fn may_start(&self) -> bool {
+        self.windows.len() < 2 && !self.windows.iter().any(|w| w.stdin)
+    }
+
     /// Put the next window's results into `ready` (big files join `bigs`, hashed once
-    /// [`GATHER`] are there or when an output needs them), having handed the window after
-    /// it to the pool first: while this thread waits for one window and sorts its
-    /// results, the pool hashes both, so a thread that ends its share of one takes runs
-    /// of the next rather than wait for the slowest. 20,000 files of 1 B-128 KiB on a
-    /// 16-core Xeon VM, one window at a time and two, 5 runs each (best, median ms): MD5
-    /// 62, 65 and 58, 61; SHA-256 89, 102 and 85, 89; BLAKE3 78, 85 and 70, 73.
+    /// [`GATHER`] are there or when an output needs them). The pool holds two windows at
+    /// a time, each run a task of its own, taken in order (`spawn_fifo`): a thread that
+    /// ends its share of the older window takes runs of the newer one rather than wait
+    /// for the slowest. This thread walks to a third window while it waits, and hands it
+    /// over as soon as the oldest is done, before it sorts that one's results.
+    ///
+    /// 20,000 files of 1 B-128 KiB on a 16-core Xeon VM (best / median ms, runs in turn):
+    /// one window at a time, MD5 62 / 65, SHA-256 89 / 102, BLAKE3 78 / 85; two windows,
+    /// each one rayon task, 58 / 61, 85 / 89, 70 / 73 (its threads were still idle a
+    /// tenth of the run, at each window's end: the pool hashed both windows side by side,
+    /// and they ended together); runs as tasks in order, in two later runs of 10 rounds
+    /// against that (medians) 59 and 57 against 67 and 64, SHA-256 80 and 85 against 94
+    /// and 98, BLAKE3 64 and 72 against 73 and 81.
     ///
     /// Not after standard input: the files named after `-` are read after it, as GNU's
     /// tools read them (`cmd | tee f | lanesum - f`). (A FIFO named as an operand is
     /// found only when opened, and the next window may be read before it.)
     fn fill(&mut self) {
-        if self.windows.is_empty() {
-            self.launch();
+        while self.may_start() {
+            let Some(jobs) = self.ahead.take().or_else(|| self.take()) else {
+                break;
+            };
+            self.start(jobs);
         }
         let Some(Window {
             names,
@@ -375,8 +442,9 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
             self.done = true;
             return;
         };
-        if !stdin {
-            self.launch();
+        // Walk the next window while the pool hashes this one and the one after it...
+        if self.ahead.is_none() {
+            self.ahead = self.take();
         }
         let slots = match slots {
             Slots::Now(slots) => slots,
@@ -385,6 +453,13 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
                 Err(payload) => panic::resume_unwind(payload),
             },
         };
+        // ...and hand it over the moment this one is done: the pool hashes the windows
+        // it holds side by side, and they end close together.
+        if !stdin && self.may_start() {
+            if let Some(jobs) = self.ahead.take() {
+                self.start(jobs);
+            }
+        }
         // Big files go side by side, a share per core, unless every algorithm spreads one
         // input over every core (BLAKE3, the CRCs): those are hashed one after another.
         // (XXH3 of 64 files of 64 MiB on 16 cores took 815 ms one after another, a core
@@ -1009,6 +1084,42 @@ mod tests {
             .unwrap();
         let n = pool.install(|| Pipeline::new(std::iter::empty::<Job>(), &[], &opts()).threads());
         assert_eq!(n, 3);
+    }
+
+    /// A window's runs end in any order on the pool: their slots arrive once, in run
+    /// order, when the last ends; a run's panic arrives in their place.
+    #[test]
+    fn gathered_runs_arrive_in_order() {
+        let done = |n: u64| {
+            Ok(vec![Slot::Done(Ok(Hashed {
+                size: n,
+                digests: Vec::new(),
+            }))])
+        };
+        let (tx, rx) = mpsc::sync_channel(1);
+        let g = Gather::new(3, tx);
+        g.put(2, done(2));
+        g.put(0, done(0));
+        assert!(rx.try_recv().is_err(), "sent before the last run ended");
+        g.put(1, done(1));
+        let sizes: Vec<u64> = rx
+            .try_recv()
+            .unwrap()
+            .unwrap()
+            .into_iter()
+            .map(|s| match s {
+                Slot::Done(Ok(h)) => h.size,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(sizes, [0, 1, 2]);
+
+        let (tx, rx) = mpsc::sync_channel(1);
+        let g = Gather::new(2, tx);
+        g.put(1, Err(Box::new("boom")));
+        g.put(0, done(0));
+        let e = rx.try_recv().unwrap().unwrap_err();
+        assert_eq!(e.downcast_ref::<&str>(), Some(&"boom"));
     }
 
     /// Buffers grow with the files, not to a fixed size: a tiny file takes a few bytes;

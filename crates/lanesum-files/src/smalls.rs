@@ -90,24 +90,33 @@ pub(crate) fn hash_window(
     buffers: &Buffers,
     parallel: bool,
 ) -> Vec<Slot> {
-    let threads = if parallel {
-        rayon::current_num_threads().max(1)
-    } else {
-        1
-    };
-    // Under a `ulimit -v`, the threads' buffers take at most a quarter of what is left.
-    let room =
-        memory::within_address_space(task_bytes(threads), 4 * threads, SMALL_MAX as usize + 1);
     if !parallel {
-        return hash_run(window, algs, buffers, room);
+        return hash_run(window, algs, buffers, room(1));
     }
-    let run = (window.len() / (2 * threads)).clamp(RUN_MIN, RUN_MAX);
-    let runs: Vec<Vec<Slot>> = window
+    let (room, runs) = plan(window, rayon::current_num_threads());
+    let runs: Vec<Vec<Slot>> = runs
         .into_par_iter()
-        .chunks(run)
         .map(|jobs| hash_run(jobs, algs, buffers, room))
         .collect();
     runs.into_iter().flatten().collect()
+}
+
+/// A window cut for `threads` threads: the bytes each run may buffer (its
+/// `task_bytes`), and the runs, about two per thread, in order.
+pub(crate) fn plan(window: Vec<Job>, threads: usize) -> (usize, Vec<Vec<Job>>) {
+    let threads = threads.max(1);
+    let run = (window.len() / (2 * threads)).clamp(RUN_MIN, RUN_MAX);
+    let mut jobs = window.into_iter();
+    let runs = std::iter::from_fn(|| Some(jobs.by_ref().take(run).collect::<Vec<Job>>()))
+        .take_while(|r| !r.is_empty())
+        .collect();
+    (room(threads), runs)
+}
+
+/// The bytes a run may buffer on one of `threads` threads: [`task_bytes`], or under a
+/// `ulimit -v` less, the threads' buffers taking at most a quarter of what is left.
+fn room(threads: usize) -> usize {
+    memory::within_address_space(task_bytes(threads), 4 * threads, SMALL_MAX as usize + 1)
 }
 
 /// One task: its jobs opened, read and hashed in turn, on this thread, hashing whenever
