@@ -25,7 +25,8 @@ pub fn run(opts: &Options, rep: &mut Reporter) -> i32 {
     let mut ok = true;
     let mut line = Vec::with_capacity(256);
     let mut debug = CrcDebug::default();
-    for f in lanesum_files::hash_jobs(jobs, &opts.algs, &opts.input) {
+    let mut files = lanesum_files::hash_jobs(jobs, &opts.algs, &opts.input);
+    for f in files.by_ref() {
         let name = f.path.as_bytes();
         // GNU opens a directory and fails to read it: its checks ran.
         if opts.debug
@@ -70,6 +71,11 @@ pub fn run(opts: &Options, rep: &mut Reporter) -> i32 {
             }
         }
     }
+    // The process exits next, and its memory goes with it. Freeing the pipeline's buffers
+    // here (up to twice 2-8 MiB per thread) unmapped them page by page while the pool's
+    // threads still ran, a TLB flush on every core each time: on a 16-core Xeon VM the
+    // last 5 ms of a 60 ms run over 20,000 small files, on this thread alone.
+    std::mem::forget(files);
     i32::from(!ok)
 }
 
