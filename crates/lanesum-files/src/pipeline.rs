@@ -26,9 +26,9 @@
 //! read, or an error, never a crash. Peak memory, growing with the work and at most
 //! linearly with the threads: a buffer per task of at most twice `smalls::task_bytes` (only as
 //! large as its files need), the big-file windows (`bigs`), a lone big file's window
-//! (or for BLAKE3 a piece per thread), two windows of names, and the outputs held back
-//! behind gathering big files (see the constants). A buffer that can't
-//! be allocated is an error on the file that needed it, never an abort.
+//! (or for BLAKE3 a piece per thread), three windows of names and one of jobs walked
+//! ahead, and the outputs held back behind gathering big files (see the constants). A
+//! buffer that can't be allocated is an error on the file that needed it, never an abort.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -51,8 +51,9 @@ use crate::stream::{hash_reader, hash_streamed, read_full_at};
 use crate::{fds, mapped, memory};
 
 /// Jobs taken per window, at least: enough files to fill every lane of two cores many
-/// times over. Larger pools take [`WINDOW_PER_THREAD`] per thread, up to
-/// [`WINDOW_MAX`], so each thread still gets runs long enough to fill its lanes.
+/// times over. Larger pools take [`WINDOW_PER_THREAD`] per thread, up to a
+/// [`WINDOWS_OPEN`]th of [`WINDOW_MAX`] (the open files' budget of the windows), so each
+/// thread still gets runs long enough to fill its lanes.
 const WINDOW: usize = 512;
 const WINDOW_PER_THREAD: usize = 256;
 const WINDOW_MAX: usize = 8192;
@@ -60,6 +61,10 @@ const WINDOW_MAX: usize = 8192;
 /// next one twice as many, up to the full size: the pool waits for the first window's
 /// walk only.
 const FIRST_WINDOW_RUNS: usize = 2;
+/// Windows whose big files may be open at once: the one whose results are being sorted
+/// (its big files wait there, open, to join the gathered ones), and the two the pool
+/// holds meanwhile (see [`Pipeline::fill`]).
+const WINDOWS_OPEN: usize = 3;
 /// Fewer jobs than this are opened, read and hashed on the calling thread: starting the
 /// pool's threads costs more (~0.3 ms of a 1.9 ms run hashing one small file).
 const PAR_MIN_JOBS: usize = 16;
@@ -74,8 +79,8 @@ const GATHER: usize = 2 * GROUP;
 /// (`walkdir` keeps up to 10 open), a check file.
 const SPARE_FDS: usize = 16;
 
-/// How many files are open at once: a window's big files (small ones are closed as soon
-/// as they are read), and the big files gathered.
+/// How many files are open at once: the big files of the windows open (small ones are
+/// closed as soon as they are read), and the big files gathered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Limits {
     window: usize,
@@ -102,10 +107,12 @@ impl Limits {
     }
 
     /// Jobs per window for a pool of `threads`: each task holds one more file open while
-    /// it reads, so those come off what the limit allows.
+    /// it reads, so those come off what the limit allows, and the rest is shared by the
+    /// [`WINDOWS_OPEN`] windows whose big files may be open at once.
     fn window_for(self, threads: usize) -> usize {
         let want = WINDOW.max(threads.saturating_mul(WINDOW_PER_THREAD));
-        want.min(self.window.saturating_sub(threads)).max(1)
+        want.min(self.window.saturating_sub(threads) / WINDOWS_OPEN)
+            .max(1)
     }
 }
 
@@ -402,6 +409,28 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
         });
     }
 
+    /// A window's slots from its tasks. On a thread of the pool that runs them (a
+    /// pipeline moved onto the pool after its windows were started), this thread runs
+    /// the pool's tasks while it waits, so that a pool of one thread still gets on.
+    fn wait(&self, rx: &mpsc::Receiver<Hashing>) -> Hashing {
+        if self.pool.is_some() || rayon::current_thread_index().is_none() {
+            return rx.recv().expect("a window's tasks always send");
+        }
+        loop {
+            match rx.try_recv() {
+                Ok(slots) => return slots,
+                Err(mpsc::TryRecvError::Empty) => {
+                    if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                        std::thread::yield_now();
+                    }
+                }
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    unreachable!("a window's tasks always send")
+                }
+            }
+        }
+    }
+
     /// Whether another window may go to the pool: fewer than two are there, and none of
     /// them ends with standard input (the files after it are read after it).
     fn may_start(&self) -> bool {
@@ -448,7 +477,7 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
         }
         let slots = match slots {
             Slots::Now(slots) => slots,
-            Slots::Coming(rx) => match rx.recv().expect("a window's task always sends") {
+            Slots::Coming(rx) => match self.wait(&rx) {
                 Ok(slots) => slots,
                 Err(payload) => panic::resume_unwind(payload),
             },
@@ -742,16 +771,18 @@ mod tests {
             for threads in [1, 2, 16, 1000] {
                 let w = l.window_for(threads);
                 assert!(w >= 1, "{free} {threads}");
+                // The windows open at once fit, with a file per thread reading.
                 assert!(
-                    w <= l.window.saturating_sub(threads).max(1),
+                    w == 1 || WINDOWS_OPEN * w <= l.window.saturating_sub(threads),
                     "{free} {threads}: {w}"
                 );
             }
         }
         // Windows grow with the pool, so that every thread gets runs of its own.
         assert_eq!(full.window_for(2), WINDOW);
-        assert_eq!(full.window_for(16), 16 * WINDOW_PER_THREAD);
-        assert_eq!(full.window_for(1000), WINDOW_MAX - 1000);
+        assert_eq!(full.window_for(8), 8 * WINDOW_PER_THREAD);
+        assert_eq!(full.window_for(16), (WINDOW_MAX - 16) / WINDOWS_OPEN);
+        assert_eq!(full.window_for(1000), (WINDOW_MAX - 1000) / WINDOWS_OPEN);
     }
     use std::fs;
     use std::io::Write;
