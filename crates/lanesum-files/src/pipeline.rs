@@ -51,9 +51,8 @@ use crate::stream::{hash_reader, hash_streamed, read_full_at};
 use crate::{fds, mapped, memory};
 
 /// Jobs taken per window, at least: enough files to fill every lane of two cores many
-/// times over. Larger pools take [`WINDOW_PER_THREAD`] per thread, up to a
-/// [`WINDOWS_OPEN`]th of [`WINDOW_MAX`] (the open files' budget of the windows), so each
-/// thread still gets runs long enough to fill its lanes.
+/// times over. Larger pools take [`WINDOW_PER_THREAD`] per thread, up to
+/// [`WINDOW_MAX`], so each thread still gets runs long enough to fill its lanes.
 const WINDOW: usize = 512;
 const WINDOW_PER_THREAD: usize = 256;
 const WINDOW_MAX: usize = 8192;
@@ -65,6 +64,9 @@ const FIRST_WINDOW_RUNS: usize = 2;
 /// (its big files wait there, open, to join the gathered ones), and the two the pool
 /// holds meanwhile (see [`Pipeline::fill`]).
 const WINDOWS_OPEN: usize = 3;
+/// Descriptors for the windows' files: [`WINDOWS_OPEN`] windows of [`WINDOW_MAX`] (less
+/// a file per thread, which its task holds while it reads).
+const WINDOW_FDS: usize = WINDOWS_OPEN * WINDOW_MAX;
 /// Fewer jobs than this are opened, read and hashed on the calling thread: starting the
 /// pool's threads costs more (~0.3 ms of a 1.9 ms run hashing one small file).
 const PAR_MIN_JOBS: usize = 16;
@@ -88,20 +90,20 @@ struct Limits {
 }
 
 impl Limits {
-    /// [`WINDOW_MAX`] and [`GATHER`], or less when only `free` more files may be open (a
+    /// [`WINDOW_FDS`] and [`GATHER`], or less when only `free` more files may be open (a
     /// hard `ulimit -n` below them): a third of them for the gathered files, at least
     /// one file each, so that no input fails with "Too many open files" that could be
     /// hashed one at a time.
     fn for_free(free: usize) -> Limits {
-        if free >= WINDOW_MAX + GATHER {
+        if free >= WINDOW_FDS + GATHER {
             return Limits {
-                window: WINDOW_MAX,
+                window: WINDOW_FDS,
                 gather: GATHER,
             };
         }
         let gather = (free / 3).clamp(1, GATHER);
         Limits {
-            window: free.saturating_sub(gather).clamp(1, WINDOW_MAX),
+            window: free.saturating_sub(gather).clamp(1, WINDOW_FDS),
             gather,
         }
     }
@@ -745,7 +747,7 @@ fn read_window(f: &File, off: u64, buf: &mut [u8]) -> io::Result<()> {
 /// its caller's back. Without it the pipeline still works, within the limits it finds
 /// when it first runs.
 pub fn reserve_descriptors() {
-    let want = WINDOW_MAX + GATHER + 64;
+    let want = WINDOW_FDS + GATHER + 64;
     fds::raise_open_file_limit(want);
     // The windows fit what the limit allows now.
     limits();
@@ -759,12 +761,12 @@ mod tests {
     #[test]
     fn limits_fit_the_free_descriptors() {
         let full = Limits {
-            window: WINDOW_MAX,
+            window: WINDOW_FDS,
             gather: GATHER,
         };
-        assert_eq!(Limits::for_free(WINDOW_MAX + GATHER), full);
+        assert_eq!(Limits::for_free(WINDOW_FDS + GATHER), full);
         assert_eq!(Limits::for_free(usize::MAX), full);
-        for free in 0..WINDOW_MAX + GATHER {
+        for free in 0..WINDOW_FDS + GATHER {
             let l = Limits::for_free(free);
             assert!(l.window >= 1 && l.gather >= 1, "{free}: {l:?}");
             assert!(l.window + l.gather <= free.max(2), "{free}: {l:?}");
@@ -780,9 +782,9 @@ mod tests {
         }
         // Windows grow with the pool, so that every thread gets runs of its own.
         assert_eq!(full.window_for(2), WINDOW);
-        assert_eq!(full.window_for(8), 8 * WINDOW_PER_THREAD);
-        assert_eq!(full.window_for(16), (WINDOW_MAX - 16) / WINDOWS_OPEN);
-        assert_eq!(full.window_for(1000), (WINDOW_MAX - 1000) / WINDOWS_OPEN);
+        assert_eq!(full.window_for(16), 16 * WINDOW_PER_THREAD);
+        assert_eq!(full.window_for(32), (WINDOW_FDS - 32) / WINDOWS_OPEN);
+        assert_eq!(full.window_for(1000), (WINDOW_FDS - 1000) / WINDOWS_OPEN);
     }
     use std::fs;
     use std::io::Write;
