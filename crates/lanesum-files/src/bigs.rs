@@ -34,7 +34,7 @@ use lanesum::{Algorithm, Digest, Hasher, StreamBatch};
 use rayon::prelude::*;
 
 use crate::hashed::Hashed;
-use crate::stream::read_full_at;
+use crate::stream::{read_full_at, shrank};
 use crate::{mapped, memory};
 
 /// Big files streamed at once, over all workers: enough streams to fill the widest kernel
@@ -161,7 +161,7 @@ impl Stream {
         self.size += self.len as u64;
         if let Some(map) = self.map.take() {
             if map.truncated(&self.file) {
-                self.failed = Some(io::Error::other("file shrank while it was read"));
+                self.failed = Some(shrank());
             } else if self.size >= self.stat_len {
                 // Mapped to its stat'ed end: read on only if it grew meanwhile.
                 self.ended = self.file.metadata().map_or(true, |m| m.len() <= self.size);

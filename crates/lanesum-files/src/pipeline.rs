@@ -47,7 +47,7 @@ use crate::hashed::{Hashed, HashedFile};
 use crate::input::{Input, Job};
 use crate::options::Options;
 use crate::smalls::{self, Buffers, Slot};
-use crate::stream::{hash_reader, hash_streamed, read_full_at};
+use crate::stream::{hash_reader, hash_streamed, read_full_at, shrank};
 use crate::{fds, mapped, memory};
 
 /// Jobs taken per window, at least: enough files to fill every lane of two cores many
@@ -267,12 +267,17 @@ impl Gather {
     }
 }
 
+/// Whether `job` reads standard input.
+fn is_stdin(job: &Job) -> bool {
+    matches!(job.input, Ok(Input::Stdin))
+}
+
 /// Up to `max` jobs from `jobs`, ending early after standard input (it may be a
 /// terminal: what comes before it is hashed first).
 fn take_window(jobs: &mut impl Iterator<Item = Job>, max: usize) -> Vec<Job> {
     let mut window = Vec::new();
     for job in jobs.by_ref() {
-        let stdin = matches!(job.input, Ok(Input::Stdin));
+        let stdin = is_stdin(&job);
         window.push(job);
         if stdin || window.len() >= max {
             break;
@@ -363,24 +368,17 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
     /// Start hashing a window of jobs: on the pool (or, for a few jobs, on this thread),
     /// its results coming through a channel.
     fn start(&mut self, mut jobs: Vec<Job>) {
-        let stdin = matches!(
-            jobs.last(),
-            Some(Job {
-                input: Ok(Input::Stdin),
-                ..
-            })
-        );
+        let stdin = jobs.last().is_some_and(is_stdin);
         let names: Vec<OsString> = jobs
             .iter_mut()
             .map(|j| std::mem::take(&mut j.name))
             .collect();
-        // The pool's own threads can't wait for a task they might have to run: a caller
-        // running on the pool the tasks would run on hashes its windows in place.
-        let in_pool = self.pool.is_none() && rayon::current_thread_index().is_some();
         let slots = if jobs.len() < PAR_MIN_JOBS {
             // Few jobs: on this thread, where the pool's start would cost more.
             Slots::Now(smalls::hash_window(jobs, &self.algs, &self.buffers, false))
-        } else if in_pool {
+        } else if self.on_its_pool() {
+            // A pool's thread can't wait for a task it might have to run: a caller on the
+            // pool the tasks would run on hashes its windows in place.
             Slots::Now(smalls::hash_window(jobs, &self.algs, &self.buffers, true))
         } else {
             let (tx, rx) = mpsc::sync_channel(1);
@@ -411,11 +409,17 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
         });
     }
 
+    /// Whether this thread is one of the pool that runs the windows' tasks (the caller's,
+    /// when the pipeline has no pool of its own).
+    fn on_its_pool(&self) -> bool {
+        self.pool.is_none() && rayon::current_thread_index().is_some()
+    }
+
     /// A window's slots from its tasks. On a thread of the pool that runs them (a
     /// pipeline moved onto the pool after its windows were started), this thread runs
     /// the pool's tasks while it waits, so that a pool of one thread still gets on.
     fn wait(&self, rx: &mpsc::Receiver<Hashing>) -> Hashing {
-        if self.pool.is_some() || rayon::current_thread_index().is_none() {
+        if !self.on_its_pool() {
             return rx.recv().expect("a window's tasks always send");
         }
         loop {
@@ -646,9 +650,9 @@ fn hash_blake3_pieces(f: &File, out_len: usize, len: u64) -> io::Result<Hashed> 
         .into_par_iter()
         .map(|i| {
             let at = i * BLAKE3_PIECE as u64;
-            let (_, p) =
-                piece(i, &|buf| f.read_exact_at(buf, at).map(|()| buf.len())).map_err(shrank)?;
-            p.ok_or_else(|| shrank(io::ErrorKind::UnexpectedEof.into()))
+            let (_, p) = piece(i, &|buf| f.read_exact_at(buf, at).map(|()| buf.len()))
+                .map_err(shrank_on_eof)?;
+            p.ok_or_else(shrank)
         })
         .collect::<io::Result<_>>()?;
     // The last, partial piece, and whatever the file grew by since it was stat'ed.
@@ -663,7 +667,7 @@ fn hash_blake3_pieces(f: &File, out_len: usize, len: u64) -> io::Result<Hashed> 
     }
     let digest = blake3_of_pieces(&pieces, out_len)
         .filter(|_| off >= len)
-        .ok_or_else(|| shrank(io::ErrorKind::UnexpectedEof.into()))?;
+        .ok_or_else(shrank)?;
     Ok(Hashed {
         size: off,
         digests: vec![digest],
@@ -671,9 +675,9 @@ fn hash_blake3_pieces(f: &File, out_len: usize, len: u64) -> io::Result<Hashed> 
 }
 
 /// A read that ended early: the file shrank since it was stat'ed.
-fn shrank(e: io::Error) -> io::Error {
+fn shrank_on_eof(e: io::Error) -> io::Error {
     match e.kind() {
-        io::ErrorKind::UnexpectedEof => io::Error::other("file shrank while it was read"),
+        io::ErrorKind::UnexpectedEof => shrank(),
         _ => e,
     }
 }
@@ -728,7 +732,7 @@ fn read_window(f: &File, off: u64, buf: &mut [u8]) -> io::Result<()> {
         .enumerate()
         .try_for_each(|(i, piece)| {
             let at = off + (i * READ_PIECE) as u64;
-            f.read_exact_at(piece, at).map_err(shrank)
+            f.read_exact_at(piece, at).map_err(shrank_on_eof)
         })
 }
 

@@ -22,6 +22,11 @@ pub(crate) fn hash_streamed(input: &Input, algs: &[Algorithm]) -> io::Result<Has
     hash_reader(input.open()?, algs)
 }
 
+/// The error of a file that ended before the size it had when it was stat'ed.
+pub(crate) fn shrank() -> io::Error {
+    io::Error::other("file shrank while it was read")
+}
+
 /// Read into `buf` until it is full or at end of input; returns the bytes read.
 pub fn read_full(mut r: impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
