@@ -8,7 +8,9 @@
 //! - noisy neighbour: 32 threads each streaming in 32 KiB writes through `MultiHasher`s
 //!   (borrowed slices, and owned chunks), against the sequential reference on the same
 //!   threads (>= 4x); and with rounds sized as on 16 cores (`Engine::with_cores`), which
-//!   shows on a small machine what each core of a large one gets from its lanes;
+//!   shows on a small machine what each core of a large one gets from its lanes; and on
+//!   two threads per core, as 32 threads are on 16 cores, where cores go idle whenever
+//!   writers sleep (issue 31's 16-core target, >= 3x);
 //! - 32 concurrent MD5 and SHA-256 streams (64 MiB each, in buffers of their own) through
 //!   the engine in 32 KiB writes against `hash_many_par` on the same data (>= 0.8): on a
 //!   thread each, and (MD5) on as many threads as cores, writing borrowed slices
@@ -189,6 +191,15 @@ fn main() {
         || noisy_multi(&sixteen, &msgs, Feed::Borrowed),
     );
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let two_per_core = &msgs[..(2 * cores).min(msgs.len())];
+    compare(
+        "noisy neighbour, 2 threads per core",
+        3.0,
+        two_per_core.len() * len,
+        rounds,
+        || noisy_sequential(two_per_core),
+        || noisy_multi(Engine::global(), two_per_core, Feed::Borrowed),
+    );
     let shapes = [
         (Algorithm::Md5, THREADS, Feed::Borrowed),
         (Algorithm::Md5, THREADS, Feed::Owned),

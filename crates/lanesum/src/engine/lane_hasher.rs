@@ -2,12 +2,12 @@
 
 use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 #[cfg(feature = "bytes")]
 use bytes::Bytes;
 
+use super::crew::{Crew, Help};
 use super::half::SharedHalf;
 use super::pool::Pool;
 use super::stream::Stream;
@@ -26,8 +26,8 @@ pub struct Engine {
     sponges: Arc<AllSponges<Pools>>,
     level: Features,
     /// Writers (streams that have handed blocks to a pool and not finished), over all
-    /// families (each pool counts its own as well).
-    writers: Arc<AtomicUsize>,
+    /// families (each pool counts its own as well), and the pools as helpers.
+    crew: Arc<Crew>,
 }
 
 /// Each family's pool of an engine.
@@ -66,18 +66,17 @@ impl Engine {
     /// 16-stream ones. The digests never depend on it.
     pub fn with_cores(cores: usize) -> Engine {
         let level = isa::active();
-        let writers = Arc::new(AtomicUsize::new(0));
+        let crew = Arc::new(Crew::default());
+        let mut helpers = Vec::new();
+        let pools = all!(|F| enlist(&mut helpers, Pool::<F>::new(level, crew.clone(), cores)));
+        let sponges =
+            all!(sponge | F | enlist(&mut helpers, Pool::<F>::new(level, crew.clone(), cores)));
+        crew.set_pools(helpers);
         Engine {
-            pools: Arc::new(all!(|F| Arc::new(Pool::<F>::new(
-                level,
-                writers.clone(),
-                cores
-            )))),
-            sponges: Arc::new(all!(
-                sponge | F | Arc::new(Pool::<F>::new(level, writers.clone(), cores))
-            )),
+            pools: Arc::new(pools),
+            sponges: Arc::new(sponges),
             level,
-            writers,
+            crew,
         }
     }
 
@@ -110,7 +109,13 @@ impl Engine {
 
     /// Writers of this engine, over all families.
     pub(crate) fn writers(&self) -> usize {
-        self.writers.load(Ordering::Relaxed)
+        self.crew.writers()
+    }
+
+    /// Rounds its writers have run while their own halves were in other rounds.
+    #[cfg(test)]
+    pub(crate) fn helped(&self) -> usize {
+        self.crew.helped.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The size of a half shared by `streams` streams now (the same in every family's pool).
@@ -240,6 +245,14 @@ impl LaneHasher {
         let len = self.alg.digest_len();
         dispatch!(self.inner, s => s.finalize(len), h => h.finalize())
     }
+}
+
+/// `pool`, shared, and listed among the engine's helpers.
+fn enlist<F: Family>(helpers: &mut Vec<Weak<dyn Help>>, pool: Pool<F>) -> Arc<Pool<F>> {
+    let pool = Arc::new(pool);
+    let weak: Weak<Pool<F>> = Arc::downgrade(&pool);
+    helpers.push(weak);
+    pool
 }
 
 impl fmt::Debug for Engine {

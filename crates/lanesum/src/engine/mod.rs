@@ -8,7 +8,8 @@
 //! stream's waiting half in one multi-lane kernel call. There is no engine thread: the
 //! thread that brings data does the hashing, a lone stream hashes at once on the
 //! single-stream path, and a writer that outruns the engine hashes (its own and others'
-//! blocks) or waits for the round that holds its blocks, instead of buffering more.
+//! blocks) or waits for the round that holds its blocks, instead of buffering more; while
+//! it waits, it hashes other streams' waiting blocks, so its core does not go idle.
 //!
 //! ```
 //! use std::io::Write;
@@ -37,6 +38,7 @@
 
 #[cfg(feature = "rayon")]
 mod background;
+mod crew;
 mod half;
 mod lane_hasher;
 mod multi;

@@ -9,7 +9,9 @@
 //! streams, at most the widest kernel's lanes; those written on its own CPU first) and
 //! hashes them with its own in one multi-lane call. A round takes a claimed slot's state
 //! and half out and unlocks it, so that slot's writer goes on filling meanwhile; a writer
-//! that fills up while its half is in a round waits for that round (the back-pressure).
+//! that fills up while its half is in a round waits for that round (the back-pressure),
+//! hashing a round of other streams' waiting halves meanwhile, if enough wait (of any
+//! family: see [`Crew`]).
 //!
 //! A `MultiHasher` copies a write once, not once per algorithm: its streams take the same
 //! buffer of whole blocks as a shared half, and each family's rounds read it in place.
@@ -22,6 +24,8 @@
 //! Locking: a thread blocks only on its own slot (briefly, or on its condition variable
 //! while a round holds its half), on the short `waiting` list lock, and, when a round
 //! ends, on the slots that round claimed (their owners never block while holding them).
+//! A writer helping holds no lock of its own: the round that holds its half may end
+//! meanwhile and give the half back.
 //! Other slots are only ever `try_lock`ed, so no lock cycle can form. `parking_lot`
 //! mutexes do not poison, and a claimed half goes back to its slot even if a round
 //! unwinds: a panic elsewhere never makes a slot unusable.
@@ -31,6 +35,7 @@ use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
+use super::crew::{Crew, Help};
 use super::half::{Half, HALVES_BUDGET, MAX_HALF, MIN_HALF};
 use crate::family::{Compress, Family, Kernels, MD_BLOCKS};
 use crate::isa::Features;
@@ -75,8 +80,8 @@ pub(crate) struct Pool<F: Family> {
     /// `MultiHasher`) and not finished. A lone writer hashes at once: there is nobody to
     /// share lanes with, and copying would only cost.
     pub(crate) writers: AtomicUsize,
-    /// The same over the whole engine (all families).
-    pub(crate) engine_writers: Arc<AtomicUsize>,
+    /// The engine's writers over all families, and its other pools.
+    pub(crate) crew: Arc<Crew>,
 }
 
 /// A slot on the waiting list, and the CPU its writer was on when the half became ready
@@ -126,13 +131,13 @@ impl<F: Family> Drop for Claim<F> {
 }
 
 impl<F: Family> Pool<F> {
-    pub(crate) fn new(level: Features, engine_writers: Arc<AtomicUsize>, cores: usize) -> Self {
+    pub(crate) fn new(level: Features, crew: Arc<Crew>, cores: usize) -> Self {
         Pool {
             kernels: Kernels::new(level),
             cores: cores.max(1),
             waiting: Mutex::new(Vec::new()),
             writers: AtomicUsize::new(0),
-            engine_writers,
+            crew,
         }
     }
 
@@ -163,7 +168,7 @@ impl<F: Family> Pool<F> {
     /// every Merkle–Damgård block size (the same in their pools), and whole blocks of a
     /// sponge's rate.
     pub(crate) fn half(&self) -> usize {
-        let writers = self.engine_writers.load(Ordering::Relaxed).max(1);
+        let writers = self.crew.writers().max(1);
         let half = (HALVES_BUDGET / writers / MD_BLOCKS * MD_BLOCKS).clamp(MIN_HALF, MAX_HALF);
         half / F::BLOCK * F::BLOCK
     }
@@ -191,8 +196,8 @@ impl<F: Family> Pool<F> {
     /// equal: a cap of 24 lanes had made rounds of 24 and 8, 2-3% slower.
     fn round_lanes(&self) -> usize {
         let cap = self
-            .engine_writers
-            .load(Ordering::Relaxed)
+            .crew
+            .writers()
             .div_ceil(self.cores)
             .clamp(1, self.kernels.widest());
         // As many rounds as the cap allows, of equal size: 32 streams under a cap of 24
@@ -243,7 +248,8 @@ impl<F: Family> Pool<F> {
                 return;
             }
             if let Half::Own(fill) = &mut me.fill {
-                if fill.capacity() < half {
+                // Only for copies: a shared half or chunks would take its place.
+                if copying && fill.capacity() < half {
                     let more = half - fill.len();
                     fill.reserve_exact(more);
                 }
@@ -269,7 +275,7 @@ impl<F: Family> Pool<F> {
                 return;
             }
             if me.busy {
-                Self::wait_back(slot, &mut me);
+                self.help_or_wait(slot, &mut me);
                 continue;
             }
             // Both halves full and more to come.
@@ -278,6 +284,17 @@ impl<F: Family> Pool<F> {
             }
             let done = self.round(slot, &mut me, [head, body], None);
             (head, body) = skip(head, body, done);
+        }
+    }
+
+    /// Until no round holds `me`'s half: hash rounds of other streams' waiting halves,
+    /// of any family (`me` unlocked meanwhile), and sleep only when too few wait. See
+    /// [`Crew`] for why.
+    fn help_or_wait(&self, slot: &Slot<F>, me: &mut MutexGuard<'_, SlotData<F>>) {
+        while me.busy {
+            if !MutexGuard::unlocked(me, || self.crew.help(self)) {
+                Self::wait_back(slot, me);
+            }
         }
     }
 
@@ -329,13 +346,13 @@ impl<F: Family> Pool<F> {
         body: &[u8],
         fin: (&[u8], u64),
     ) {
-        Self::wait_back(slot, me);
+        self.help_or_wait(slot, me);
         if !me.ready.is_empty() && !me.fill.is_empty() && self.writers() > 1 {
             self.queue(slot, me);
             if self.gather(me) {
                 self.round(slot, me, [&[], &[]], None);
             }
-            Self::wait_back(slot, me);
+            self.help_or_wait(slot, me);
         }
         self.round(slot, me, [body, &[]], Some(fin));
     }
@@ -353,7 +370,7 @@ impl<F: Family> Pool<F> {
         fin: Option<(&[u8], u64)>,
     ) -> usize {
         debug_assert!(!me.busy);
-        let mut others = self.claim(slot, me);
+        let mut others = self.claim(Some((slot, &mut **me)));
         let me = &mut **me;
         if others.is_empty() {
             hash_alone(me, self.kernels.single, &more, fin);
@@ -380,22 +397,9 @@ impl<F: Family> Pool<F> {
         } else {
             Job::blocks(me.state, me.ready.segs())
         };
-        let mut states = vec![F::State::default(); others.len() + 1];
-        // Collected: `run` wants an exact-size iterator, which a chain is not.
-        let jobs: Vec<Job<F>> = std::iter::once(own)
-            .chain(others.iter().map(|o| Job::blocks(o.state, o.half.segs())))
-            .collect();
-        let jobs = jobs.into_iter().enumerate();
-        let start = best(&self.kernels.lanes, states.len());
-        schedule::run::<F>(&self.kernels.lanes, start, true, jobs, |i, s| {
-            states[i] = *s
-        });
-        me.state = states[0];
+        let state = self.hash_round(Some(own), &mut others);
+        me.state = state.expect("the round had our job");
         me.ready.clear();
-        for (o, s) in others.iter_mut().zip(&states[1..]) {
-            o.state = *s;
-            o.hashed = true;
-        }
         drop(others);
         if fin.is_some() {
             me.fill.clear();
@@ -404,24 +408,53 @@ impl<F: Family> Pool<F> {
         0
     }
 
-    /// Take the state and ready half of up to `round_lanes() - 1` waiting slots other than
-    /// `me`'s, never blocking: halves written on this CPU, then other CPUs' for the lanes
-    /// left (better than lanes left idle).
-    fn claim(&self, slot: &Slot<F>, me: &mut SlotData<F>) -> Vec<Claim<F>> {
+    /// Hash `own` (the job of the writer running the round, if it has one) beside the
+    /// claimed halves in one multi-lane run, marking those hashed; `own`'s new state.
+    fn hash_round(&self, own: Option<Job<'_, F>>, others: &mut [Claim<F>]) -> Option<F::State> {
+        let skip = usize::from(own.is_some());
+        let mut states = vec![F::State::default(); others.len() + skip];
+        // Collected: `run` wants an exact-size iterator, which a chain is not.
+        let jobs: Vec<Job<F>> = own
+            .into_iter()
+            .chain(others.iter().map(|o| Job::blocks(o.state, o.half.segs())))
+            .collect();
+        let start = best(&self.kernels.lanes, states.len());
+        schedule::run::<F>(
+            &self.kernels.lanes,
+            start,
+            true,
+            jobs.into_iter().enumerate(),
+            |i, s| states[i] = *s,
+        );
+        for (o, s) in others.iter_mut().zip(&states[skip..]) {
+            o.state = *s;
+            o.hashed = true;
+        }
+        (skip == 1).then(|| states[0])
+    }
+
+    /// Take the state and ready half of waiting slots, never blocking: up to
+    /// `round_lanes()`, less one for the writer's own (`own`, a slot and its data, whose
+    /// entry is dropped) if it has one; halves written on this CPU first, then other
+    /// CPUs' for the lanes left (better than lanes left idle).
+    fn claim(&self, mut own: Option<(&Slot<F>, &mut SlotData<F>)>) -> Vec<Claim<F>> {
         let mut waiting = self.waiting.lock();
-        me.queued = false;
+        if let Some((_, me)) = &mut own {
+            me.queued = false;
+        }
+        let slot = own.map(|(slot, _)| slot);
         if waiting.is_empty() {
             return Vec::new();
         }
-        let lanes = self.round_lanes();
+        let room = self.round_lanes() - usize::from(slot.is_some());
         let here = current_cpu();
         let mut got = Vec::new();
         for only_here in [true, false] {
             for w in std::mem::take(&mut *waiting) {
-                if Arc::ptr_eq(&w.slot, slot) {
+                if slot.is_some_and(|s| Arc::ptr_eq(&w.slot, s)) {
                     continue; // our own entry: we hash our half now
                 }
-                if got.len() + 1 >= lanes || only_here && w.cpu != here {
+                if got.len() >= room || only_here && w.cpu != here {
                     waiting.push(w);
                     continue;
                 }
@@ -446,6 +479,20 @@ impl<F: Family> Pool<F> {
             }
         }
         got
+    }
+}
+
+impl<F: Family> Help for Pool<F> {
+    fn help(&self) -> bool {
+        if self.waiting_len() < self.round_lanes() {
+            return false;
+        }
+        let mut others = self.claim(None);
+        if others.is_empty() {
+            return false;
+        }
+        self.hash_round(None, &mut others);
+        true
     }
 }
 
@@ -489,7 +536,9 @@ mod round_size {
 
     /// A pool of `streams` MD5 streams in an engine of `all` streams, sized for `cores`.
     fn pool(cores: usize, streams: usize, all: usize) -> Pool<Md5> {
-        let p = Pool::<Md5>::new(isa::active(), Arc::new(AtomicUsize::new(all)), cores);
+        let crew = Arc::new(Crew::default());
+        (0..all).for_each(|_| crew.join());
+        let p = Pool::<Md5>::new(isa::active(), crew, cores);
         p.writers.store(streams, Ordering::Relaxed);
         p
     }

@@ -79,7 +79,7 @@ impl<F: Family> Stream<F> {
         if !self.writing {
             self.writing = true;
             self.pool.writers.fetch_add(1, Ordering::Relaxed);
-            self.pool.engine_writers.fetch_add(1, Ordering::Relaxed);
+            self.pool.crew.join();
         }
     }
 
@@ -182,7 +182,7 @@ impl<F: Family> Drop for Stream<F> {
     fn drop(&mut self) {
         if self.writing {
             self.pool.writers.fetch_sub(1, Ordering::Relaxed);
-            self.pool.engine_writers.fetch_sub(1, Ordering::Relaxed);
+            self.pool.crew.leave();
         }
         // Free the halves now (a round holding one gives it back to the slot, which goes
         // with the last reference); a stale `waiting` entry may keep the slot a while.
