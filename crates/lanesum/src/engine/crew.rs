@@ -22,6 +22,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{OnceLock, Weak};
 
+use crate::sys::current_cpu;
+
 /// A family's pool, as a writer that has nothing of its own to hash sees it.
 pub(crate) trait Help: Send + Sync {
     /// Hash a round of the halves waiting here, if enough wait to fill a round's lanes;
@@ -61,14 +63,20 @@ impl Crew {
     }
 
     /// Hash a round of waiting halves of `first`'s family, or else of the first other
-    /// family that has enough; whether any was hashed.
+    /// family that has enough; whether any was hashed. The others are tried from a place
+    /// that depends on the CPU, so that helpers on different cores do not all queue for
+    /// the first family's list.
     pub(crate) fn help(&self, first: &dyn Help) -> bool {
         let helped = first.help()
             || self.pools.get().is_some_and(|pools| {
-                pools
+                let from = current_cpu() % pools.len().max(1);
+                let (before, after) = pools.split_at(from);
+                after
                     .iter()
+                    .chain(before)
+                    .filter(|p| !std::ptr::addr_eq(p.as_ptr(), first))
                     .filter_map(Weak::upgrade)
-                    .any(|p| !std::ptr::addr_eq(&*p, first) && p.help())
+                    .any(|p| p.help())
             });
         #[cfg(test)]
         if helped {

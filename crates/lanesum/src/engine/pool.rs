@@ -484,7 +484,8 @@ impl<F: Family> Pool<F> {
 
 impl<F: Family> Help for Pool<F> {
     fn help(&self) -> bool {
-        if self.waiting_len() < self.round_lanes() {
+        // A family with one writer or none has no rounds (and its list no lock to take).
+        if self.writers() < 2 || self.waiting_len() < self.round_lanes() {
             return false;
         }
         let mut others = self.claim(None);
