@@ -6,7 +6,7 @@
 //! `L` streams could hold `L - 1` writers asleep while one core hashed, so with `T`
 //! writer threads as few as `T / L` cores were busy: 32 noisy-neighbour `MultiHasher`s
 //! in 8-stream rounds kept about 60% of 16 cores busy (CPU time against wall time), and
-//! 4 of them on 2 cores the same, 55-75%. Rounds small enough to keep every core busy
+//! 4 of them on 2 cores the same, 53-79%. Rounds small enough to keep every core busy
 //! that way (`L = T / cores`, 2 streams there) leave most of each kernel's lanes empty.
 //! A blocked writer now runs a round of other streams' waiting halves, of its own family
 //! or any other (its own half is in a round of one family; the halves of the others
@@ -16,8 +16,8 @@
 //! Four noisy-neighbour threads on 2 cores (Zen 5, 64 MiB each, `engine_ratios`, old and
 //! new in turns, 5 rounds twice): 1.33-1.35x RustCrypto's four one after another before,
 //! 1.88-1.92x helping, on about 2.1x less CPU time either way; 32 threads 4.53-4.82x
-//! before, 5.01-5.08x helping. Helping with a third or half of a round's halves waiting
-//! took 7-13% more CPU and was no faster.
+//! before, 5.01-5.08x helping. Helping with half, or all but one, of a round's halves
+//! waiting took 4-20% more CPU (4 and 8 threads) and was no faster.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{OnceLock, Weak};
