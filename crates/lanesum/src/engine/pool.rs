@@ -397,8 +397,7 @@ impl<F: Family> Pool<F> {
         } else {
             Job::blocks(me.state, me.ready.segs())
         };
-        let state = self.hash_round(Some(own), &mut others);
-        me.state = state.expect("the round had our job");
+        self.hash_round(Some((own, &mut me.state)), &mut others);
         me.ready.clear();
         drop(others);
         if fin.is_some() {
@@ -408,9 +407,11 @@ impl<F: Family> Pool<F> {
         0
     }
 
-    /// Hash `own` (the job of the writer running the round, if it has one) beside the
-    /// claimed halves in one multi-lane run, marking those hashed; `own`'s new state.
-    fn hash_round(&self, own: Option<Job<'_, F>>, others: &mut [Claim<F>]) -> Option<F::State> {
+    /// Hash `own` (the job of the writer running the round, if it has one, and where its
+    /// new state goes) beside the claimed halves in one multi-lane run, marking those
+    /// hashed.
+    fn hash_round(&self, own: Option<(Job<'_, F>, &mut F::State)>, others: &mut [Claim<F>]) {
+        let (own, own_state) = own.unzip();
         let skip = usize::from(own.is_some());
         let mut states = vec![F::State::default(); others.len() + skip];
         // Collected: `run` wants an exact-size iterator, which a chain is not.
@@ -430,7 +431,9 @@ impl<F: Family> Pool<F> {
             o.state = *s;
             o.hashed = true;
         }
-        (skip == 1).then(|| states[0])
+        if let Some(state) = own_state {
+            *state = states[0];
+        }
     }
 
     /// Take the state and ready half of waiting slots, never blocking: up to
