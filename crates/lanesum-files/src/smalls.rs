@@ -21,7 +21,7 @@ use crate::hashed::{by_input, Hashed};
 use crate::input::{Input, Job};
 use crate::memory;
 use crate::opened::{open, Opened, SMALL_MAX};
-use crate::stream::{hash_reader, read_full};
+use crate::stream::{hash_reader, read_full, read_once};
 
 /// Bytes of small files a task reads before it hashes them: enough files to fill every
 /// lane of a core many times over (64 KiB files: 64 to 128), few enough to stay in its
@@ -183,7 +183,17 @@ fn read_small(
     algs: &[Algorithm],
 ) -> io::Result<Read> {
     memory::grow_amortized(buf, at + room)?;
-    let n = read_full(&f, &mut buf[at..at + room])?;
+    let dst = &mut buf[at..at + room];
+    let first = read_once(&mut &f, dst)?;
+    // A first read that returns the stat'ed size (asked for a byte more) has the whole
+    // file as it was stat'ed, without the read() of its end: a file grown since fills
+    // the spare byte, unless its file system cut the read short, and then it is hashed
+    // as stat'ed. Any other count reads on to the end.
+    let n = if first == room - 1 || first == 0 {
+        first
+    } else {
+        first + read_full(&f, &mut dst[first..])?
+    };
     if n < room {
         return Ok(Read::Whole(n));
     }

@@ -40,7 +40,7 @@ pub fn read_full(mut r: impl Read, buf: &mut [u8]) -> io::Result<usize> {
 }
 
 /// One read() into `buf`, retried if interrupted.
-fn read_once(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_once(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
         match r.read(buf) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
