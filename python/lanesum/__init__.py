@@ -33,7 +33,8 @@ from ._lanesum import (
 
 # One constructor per algorithm the library has (md5, sha1, sha224, sha256, sha384,
 # sha512, sha512_224, sha512_256, md5p8, btv2, and whatever it gains), named as hashlib
-# names them: made from the library's own list, never written out here.
+# names them: made from the library's own list, never written out here. Also hashlib's
+# shake_128 and shake_256, whose digests name their length.
 _CONSTRUCTORS: dict[str, Constructor] = _lanesum.constructors()
 globals().update(_CONSTRUCTORS)
 
@@ -41,11 +42,12 @@ globals().update(_CONSTRUCTORS)
 def _names() -> frozenset[str]:
     names = set(_lanesum.algorithm_names())
     names |= {n.replace("-", "_") for n in names}
-    return frozenset(names)
+    return frozenset(names | set(_CONSTRUCTORS))
 
 
 #: Every name ``new`` accepts at its default length (the library's names and hashlib's
-#: spellings of them); ``new`` also takes lengths (``blake2b-256``) and aliases (``SHA-256``).
+#: spellings of them, hashlib's ``shake_128`` and ``shake_256`` among them); ``new`` also
+#: takes lengths (``blake2b-256``) and aliases (``SHA-256``).
 algorithms_available: frozenset[str] = _names()
 #: The same set: every algorithm is built in, on every platform.
 algorithms_guaranteed: frozenset[str] = algorithms_available

@@ -25,7 +25,8 @@ class Hash:
     def block_size(self) -> int: ...
     def update(self, data: Buffer, /) -> None: ...
     def digest(self, length: int | None = None) -> bytes:
-        """The digest so far; `length` only for BLAKE3 (extendable output)."""
+        """The digest so far; `length` for BLAKE3 and SHAKE (extendable output), which
+        hashlib's `shake_128` and `shake_256` need."""
     def hexdigest(self, length: int | None = None) -> str: ...
     def copy(self) -> Hash: ...
 
@@ -49,6 +50,8 @@ md5p8: Constructor
 blake2bp: Constructor
 blake2sp: Constructor
 btv2: Constructor
+shake_128: Constructor
+shake_256: Constructor
 
 def __getattr__(name: str) -> Constructor: ...
 

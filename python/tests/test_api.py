@@ -193,6 +193,69 @@ def test_blake3_modes_match_blake3_py():
         lanesum.sha256().digest(10)
 
 
+def test_every_hashlib_guaranteed_name():
+    """Code written for hashlib runs unchanged: every name hashlib guarantees, through
+    new() and its constructor, with hashlib's attributes and digests."""
+    for name in sorted(hashlib.algorithms_guaranteed):
+        assert name in lanesum.algorithms_guaranteed, name
+        for ours in (lanesum.new(name, DATA), getattr(lanesum, name)(DATA)):
+            theirs = hashlib.new(name, DATA)
+            assert (ours.name, ours.digest_size, ours.block_size) == (
+                theirs.name,
+                theirs.digest_size,
+                theirs.block_size,
+            )
+            if name.startswith("shake"):
+                assert ours.digest(40) == theirs.digest(40)
+                assert ours.hexdigest(7) == theirs.hexdigest(7)
+            else:
+                assert ours.digest() == theirs.digest()
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_shake_of_any_length_matches_hashlib(bits):
+    ref = getattr(hashlib, f"shake_{bits}")
+    h = getattr(lanesum, f"shake_{bits}")()
+    h.update(DATA[:300])
+    c = h.copy()
+    h.update(DATA[300:])
+    rate = 168 if bits == 128 else 136
+    for n in (0, 1, 31, rate, rate + 1, 3 * rate + 5, 5000):
+        assert h.digest(n) == ref(DATA).digest(n), n
+        assert h.hexdigest(length=n) == ref(DATA).hexdigest(n), n
+    assert c.digest(50) == ref(DATA[:300]).digest(50)
+    with pytest.raises(TypeError, match="length"):
+        h.digest()
+    with pytest.raises(TypeError, match="length"):
+        h.hexdigest()
+    # The library's SHAKE names have a length of their own, and take any other too.
+    own = lanesum.new(f"shake{bits}", DATA)
+    assert own.digest() == ref(DATA).digest(own.digest_size)
+    assert own.digest(99) == ref(DATA).digest(99)
+    assert lanesum.new(f"shake{bits}-512").digest() == ref().digest(64)
+    # Batches need a length: the hashlib name says which to name.
+    with pytest.raises(ValueError, match=f"shake{bits}-256"):
+        lanesum.hash_many(f"shake_{bits}", [b"x"])
+
+
+def test_outputs_no_machine_has_are_memory_errors():
+    """An extendable output too long to allocate is a MemoryError, as in hashlib and
+    blake3-py, never an abort of the interpreter."""
+    for h in (
+        lanesum.blake3(b"x"),
+        lanesum.shake_128(b"x"),
+        lanesum.new("shake256", b"x"),
+    ):
+        for call in (h.digest, h.hexdigest):
+            with pytest.raises((MemoryError, OverflowError)):
+                call(1 << 62)
+    with pytest.raises((MemoryError, OverflowError)):
+        lanesum.blake3(digest_size=1 << 62).digest()
+    with pytest.raises(OverflowError):
+        lanesum.blake3().digest(-1)
+    assert len(lanesum.blake3(b"x").hexdigest(100_000)) == 200_000
+
+
 @pytest.mark.skipif(not hasattr(hashlib, "file_digest"), reason="hashlib.file_digest: 3.11+")
 def test_file_digest_matches_hashlib(tmp_path):
     p = tmp_path / "f"

@@ -6,13 +6,19 @@ use parking_lot::Mutex;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
+use shake::{ExtendableOutput, Update};
 
 use crate::buffer::with_bytes;
-use crate::names::parse_algorithm;
+use crate::names::{hashlib_xof, parse_algorithm};
 
 /// BLAKE3 hands updates at least this large to rayon when threads are allowed (the
 /// library's own threshold for its BLAKE3).
 const BLAKE3_RAYON_MIN: usize = 256 * 1024;
+
+/// `hexdigest` formats digests up to this long on the stack; longer extendable outputs
+/// go through a `bytes` object (Python's own allocation: a MemoryError, not an abort,
+/// for a length no machine has).
+const HEX_INLINE: usize = 256;
 
 /// What a hash object hashes with.
 #[derive(Clone)]
@@ -28,6 +34,9 @@ enum State {
         h: Box<::blake3::Hasher>,
         threads: bool,
     },
+    /// SHAKE, with its extendable output (the library's Hasher gives one length).
+    Shake128(Box<shake::Shake128>),
+    Shake256(Box<shake::Shake256>),
 }
 
 impl State {
@@ -49,22 +58,30 @@ impl State {
                     h.update(data);
                 }
             }
+            State::Shake128(h) => h.update(data),
+            State::Shake256(h) => h.update(data),
         }
     }
 
-    /// The digest of what was absorbed so far, `len` bytes (only BLAKE3 may differ from
-    /// the algorithm's length).
-    fn digest<R>(&self, len: usize, f: impl FnOnce(&[u8]) -> R) -> R {
+    /// Write the digest of what was absorbed so far into `out`: the algorithm's length,
+    /// or any for an extendable output ([`State::extendable`]).
+    fn fill(&self, out: &mut [u8]) {
         match self {
-            State::Plain(h) => f(h.clone().finalize().as_bytes()),
-            State::Blake2b(h) => f(h.finalize().as_bytes()),
-            State::Blake2s(h) => f(h.finalize().as_bytes()),
-            State::Blake3 { h, .. } => {
-                let mut out = vec![0; len];
-                h.finalize_xof().fill(&mut out);
-                f(&out)
-            }
+            State::Plain(h) => out.copy_from_slice(h.clone().finalize().as_bytes()),
+            State::Blake2b(h) => out.copy_from_slice(h.finalize().as_bytes()),
+            State::Blake2s(h) => out.copy_from_slice(h.finalize().as_bytes()),
+            State::Blake3 { h, .. } => h.finalize_xof().fill(out),
+            State::Shake128(h) => (**h).clone().finalize_xof_into(out),
+            State::Shake256(h) => (**h).clone().finalize_xof_into(out),
         }
+    }
+
+    /// Whether [`State::fill`] takes any output length.
+    fn extendable(&self) -> bool {
+        matches!(
+            self,
+            State::Blake3 { .. } | State::Shake128(_) | State::Shake256(_)
+        )
     }
 }
 
@@ -74,6 +91,9 @@ impl State {
 #[pyclass(frozen, module = "lanesum", name = "Hash")]
 pub struct Hash {
     alg: Algorithm,
+    /// hashlib's `shake_128` or `shake_256`: no length of its own (`digest_size` 0);
+    /// each digest names one.
+    length_required: bool,
     state: Mutex<State>,
 }
 
@@ -81,6 +101,7 @@ impl Hash {
     fn with_state(alg: Algorithm, state: State, data: Option<&Bound<'_, PyAny>>) -> PyResult<Hash> {
         let h = Hash {
             alg,
+            length_required: false,
             state: Mutex::new(state),
         };
         if let Some(d) = data {
@@ -89,25 +110,37 @@ impl Hash {
         Ok(h)
     }
 
-    /// A plain hash object of `alg`, BLAKE3 through its own state (for its XOF).
+    /// A plain hash object of `alg`; BLAKE3 and SHAKE through their own states, for
+    /// their extendable outputs.
     pub fn plain(alg: Algorithm, data: Option<&Bound<'_, PyAny>>) -> PyResult<Hash> {
-        let state = if alg.family_default() == Algorithm::Blake3(32) {
-            State::Blake3 {
+        let state = match alg {
+            Algorithm::Blake3(_) => State::Blake3 {
                 h: Box::default(),
                 threads: true,
-            }
-        } else {
-            State::Plain(lanesum::Hasher::new(alg))
+            },
+            Algorithm::Shake128(_) => State::Shake128(Box::default()),
+            Algorithm::Shake256(_) => State::Shake256(Box::default()),
+            _ => State::Plain(lanesum::Hasher::new(alg)),
         };
         Hash::with_state(alg, state, data)
+    }
+
+    /// hashlib's `shake_128` or `shake_256` (`alg` is SHAKE): each digest names its length.
+    pub fn xof(alg: Algorithm, data: Option<&Bound<'_, PyAny>>) -> PyResult<Hash> {
+        let mut h = Hash::plain(alg, None)?;
+        h.length_required = true;
+        if let Some(d) = data {
+            h.absorb(d)?;
+        }
+        Ok(h)
     }
 
     fn absorb(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
         with_bytes(data, |bytes| self.state.lock().update(bytes))
     }
 
-    fn is_blake3(&self) -> bool {
-        matches!(*self.state.lock(), State::Blake3 { .. })
+    fn extendable(&self) -> bool {
+        self.state.lock().extendable()
     }
 }
 
@@ -120,39 +153,65 @@ impl Hash {
     }
 
     /// The digest of the data absorbed so far; the object can go on absorbing. BLAKE3
-    /// takes an output `length` in bytes (extendable output).
+    /// and SHAKE take an output `length` in bytes (extendable output); hashlib's
+    /// `shake_128` and `shake_256` need one.
     #[pyo3(signature = (length=None))]
     fn digest<'py>(&self, py: Python<'py>, length: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
         let len = self.output_len(length)?;
-        Ok(self.state.lock().digest(len, |d| PyBytes::new(py, d)))
+        // Python allocates it: a length no machine has is a MemoryError.
+        PyBytes::new_with(py, len, |out| {
+            self.state.lock().fill(out);
+            Ok(())
+        })
     }
 
     /// The digest as lowercase hex.
     #[pyo3(signature = (length=None))]
-    fn hexdigest(&self, length: Option<usize>) -> PyResult<String> {
+    fn hexdigest<'py>(
+        &self,
+        py: Python<'py>,
+        length: Option<usize>,
+    ) -> PyResult<Bound<'py, PyString>> {
         let len = self.output_len(length)?;
-        Ok(self.state.lock().digest(len, lanesum::hex_lower))
+        if len <= HEX_INLINE {
+            let mut out = [0; HEX_INLINE];
+            self.state.lock().fill(&mut out[..len]);
+            return Ok(PyString::new(py, &lanesum::hex_lower(&out[..len])));
+        }
+        Ok(self
+            .digest(py, Some(len))?
+            .call_method0("hex")?
+            .cast_into()?)
     }
 
     /// An independent copy of the current state.
     fn copy(&self) -> Hash {
         Hash {
             alg: self.alg,
+            length_required: self.length_required,
             state: Mutex::new(self.state.lock().clone()),
         }
     }
 
     /// hashlib's name for the algorithm: `sha256`, `sha512_256`, `blake2b` (at any
-    /// digest size, as hashlib).
+    /// digest size, as hashlib), `shake_128` for hashlib's SHAKE.
     #[getter]
     fn name(&self) -> String {
-        hashlib_name(self.alg.family_default())
+        let alg = self.alg.family_default();
+        match crate::names::HASHLIB_XOFS.iter().find(|&&(_, a)| a == alg) {
+            Some((name, _)) if self.length_required => name.to_string(),
+            _ => hashlib_name(alg),
+        }
     }
 
-    /// Digest length in bytes.
+    /// Digest length in bytes: 0 for hashlib's SHAKE, which has none of its own.
     #[getter]
     fn digest_size(&self) -> usize {
-        self.alg.digest_len()
+        if self.length_required {
+            0
+        } else {
+            self.alg.digest_len()
+        }
     }
 
     /// The compression function's block length in bytes.
@@ -162,6 +221,9 @@ impl Hash {
     }
 
     fn __repr__(&self) -> String {
+        if self.length_required {
+            return format!("<lanesum.Hash {}>", self.name());
+        }
         format!("<lanesum.Hash {}>", self.alg)
     }
 }
@@ -169,11 +231,15 @@ impl Hash {
 impl Hash {
     fn output_len(&self, length: Option<usize>) -> PyResult<usize> {
         match length {
+            None if self.length_required => Err(PyTypeError::new_err(format!(
+                "{}: digest() and hexdigest() need a length in bytes",
+                self.name()
+            ))),
             None => Ok(self.alg.digest_len()),
-            Some(n) if self.is_blake3() => Ok(n),
+            Some(n) if self.extendable() => Ok(n),
             Some(n) if n == self.alg.digest_len() => Ok(n),
             Some(_) => Err(PyTypeError::new_err(format!(
-                "{}: only BLAKE3 takes an output length",
+                "{}: only BLAKE3 and SHAKE take an output length",
                 self.alg
             ))),
         }
@@ -190,11 +256,26 @@ pub fn hashlib_name(alg: Algorithm) -> String {
 #[pyclass(frozen, module = "lanesum", name = "Constructor")]
 pub struct Constructor {
     alg: Algorithm,
+    /// hashlib's `shake_128` or `shake_256` ([`Hash::xof`]), under this name.
+    xof: Option<&'static str>,
 }
 
 impl Constructor {
     pub fn new(alg: Algorithm) -> Constructor {
-        Constructor { alg }
+        Constructor { alg, xof: None }
+    }
+
+    /// hashlib's SHAKE constructor `name` (`shake_128`), of `alg`.
+    pub fn xof(name: &'static str, alg: Algorithm) -> Constructor {
+        Constructor {
+            alg,
+            xof: Some(name),
+        }
+    }
+
+    fn name(&self) -> String {
+        self.xof
+            .map_or_else(|| hashlib_name(self.alg), str::to_string)
     }
 }
 
@@ -203,26 +284,32 @@ impl Constructor {
     #[pyo3(signature = (data=None, *, usedforsecurity=true))]
     fn __call__(&self, data: Option<&Bound<'_, PyAny>>, usedforsecurity: bool) -> PyResult<Hash> {
         let _ = usedforsecurity;
-        Hash::plain(self.alg, data)
+        match self.xof {
+            Some(_) => Hash::xof(self.alg, data),
+            None => Hash::plain(self.alg, data),
+        }
     }
 
     #[getter]
     fn __name__(&self) -> String {
-        hashlib_name(self.alg)
+        self.name()
     }
 
     #[getter]
     fn __doc__(&self) -> String {
+        let what = match self.xof {
+            Some(_) => "of any length: digest(length)".to_string(),
+            None => format!("{} bytes", self.alg.digest_len()),
+        };
         format!(
-            "{}(data=b\"\", *, usedforsecurity=True) -> Hash: a {} hash object ({} bytes).",
-            hashlib_name(self.alg),
-            self.alg,
-            self.alg.digest_len()
+            "{}(data=b\"\", *, usedforsecurity=True) -> Hash: a {} hash object ({what}).",
+            self.name(),
+            self.alg.family_default(),
         )
     }
 
     fn __repr__(&self) -> String {
-        format!("<lanesum constructor {}>", hashlib_name(self.alg))
+        format!("<lanesum constructor {}>", self.name())
     }
 }
 
@@ -242,9 +329,14 @@ pub fn new(
             crate::buffer::type_name(name)
         ))
     })?;
-    let alg = parse_algorithm(&name.to_cow()?)?;
+    let name = name.to_cow()?;
     let mut kw = Kwargs::new(kwargs)?;
     kw.take_any("usedforsecurity")?;
+    if let Some(alg) = hashlib_xof(&name) {
+        kw.finish()?;
+        return Hash::xof(alg, data);
+    }
+    let alg = parse_algorithm(&name)?;
     let hash = match alg.family_default() {
         Algorithm::Blake2b(_) | Algorithm::Blake2s(_) => {
             let size = kw.take_usize("digest_size")?.unwrap_or(alg.digest_len());

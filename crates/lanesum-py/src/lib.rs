@@ -19,8 +19,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// hashlib-style constructors, one per algorithm the library has at its default length
-/// (`sha256`, `sha512_256`, `md5p8`, ...), keyed by hashlib's spelling. The families with
-/// parameters (`blake2b`, `blake2s`, `blake3`) are functions of their own.
+/// (`sha256`, `sha512_256`, `md5p8`, ...), keyed by hashlib's spelling, and hashlib's
+/// `shake_128` and `shake_256` (no length of their own). The families with parameters
+/// (`blake2b`, `blake2s`, `blake3`) are functions of their own.
 #[pyfunction]
 fn constructors(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let out = PyDict::new(py);
@@ -30,6 +31,9 @@ fn constructors(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
             continue;
         }
         out.set_item(name, hash_object::Constructor::new(alg))?;
+    }
+    for (name, alg) in names::HASHLIB_XOFS {
+        out.set_item(name, hash_object::Constructor::xof(name, alg))?;
     }
     Ok(out)
 }

@@ -9,8 +9,31 @@ use pyo3::prelude::*;
 /// `name` parsed as the library parses it (case-insensitive, `sha-256`, `sha512_256`,
 /// `blake2b-256`, ...); a ValueError naming the known algorithms otherwise.
 pub fn parse_algorithm(name: &str) -> PyResult<Algorithm> {
+    if let Some(alg) = hashlib_xof(name) {
+        return Err(PyValueError::new_err(format!(
+            "{name} is hashlib's SHAKE, of a length each digest names (lanesum.new, \
+             lanesum.{name}); here give the length in the name: {}-256 (bits)",
+            alg.family_default()
+        )));
+    }
     name.parse::<Algorithm>()
         .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// hashlib's extendable-output functions, under hashlib's names: hash objects with no
+/// length of their own (`digest_size` 0), whose `digest(length)` names one each time.
+/// The library's `shake128` and `shake256` have a length (16 and 32 bytes by default).
+pub const HASHLIB_XOFS: [(&str, Algorithm); 2] = [
+    ("shake_128", Algorithm::Shake128(16)),
+    ("shake_256", Algorithm::Shake256(32)),
+];
+
+/// The algorithm of one of hashlib's [`HASHLIB_XOFS`] names (any case), if `name` is one.
+pub fn hashlib_xof(name: &str) -> Option<Algorithm> {
+    HASHLIB_XOFS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|&(_, alg)| alg)
 }
 
 /// Every algorithm at its default length: the plain hash functions, then the modes.
