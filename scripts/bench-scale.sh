@@ -3,9 +3,10 @@
 # (where installed) on every core, the floors the kernels set for the big files on 1, 2,
 # 4, ... cores, then lanesum alone on that many cores (taskset), with the data in RAM
 # (/dev/shm or another tmpfs), so the figures are hashing and the read path, not the disk.
-# Every figure is the best wall time of RUNS runs, all in this one run of the script; with
-# BASELINE (another lanesum binary, e.g. one built at commit 326e39a) each lanesum line is
-# measured for both binaries, alternating, with new/base.
+# Every figure is the best wall time of RUNS runs, all in this one run of the script, with
+# that run's user and system CPU time (for lanesum, the system part is mostly the page
+# tables of mapped files); with BASELINE (another lanesum binary, e.g. one built at commit
+# 326e39a) each lanesum line is measured for both binaries, alternating, with new/base.
 #
 # Usage: scripts/bench-scale.sh [--lanesum BIN] [--runs N] [--quick] [BASELINE]
 #   --lanesum BIN  the binary measured (default: build target/release/lanesum)
@@ -62,35 +63,44 @@ open(f"{d}/.done", "w").close()
 PY
 cd "$D"
 
-best() { # CMD: best wall time of $runs runs, in ms ("fail" if it failed)
-    local b="" s e t
+run1() { # CMD: "WALL USER SYS" of one run in ms (bash's `time`, children included), or "fail"
+    local TIMEFORMAT='%3R %3U %3S' out
+    out=$({ time bash -c "$1" >/dev/null 2>&1; } 2>&1) || { echo fail; return; }
+    awk '{ printf "%d %d %d\n", $1 * 1000, $2 * 1000, $3 * 1000 }' <<<"$out"
+}
+best() { # CMD: the run of least wall time of $runs runs, "WALL USER SYS" in ms, or "fail"
+    local b="" r
     for _ in $(seq "$runs"); do
-        s=$(date +%s%N)
-        bash -c "$1" >/dev/null 2>&1 || { echo fail; return; }
-        e=$(date +%s%N)
-        t=$(((e - s) / 1000000))
-        if [[ -z $b ]] || ((t < b)); then b=$t; fi
+        r=$(run1 "$1")
+        [[ $r == fail ]] && { echo fail; return; }
+        if [[ -z $b ]] || ((${r%% *} < ${b%% *})); then b=$r; fi
     done
     echo "$b"
 }
-row() { # LABEL CMD: one line
-    printf '%-52s %8s ms\n' "$1" "$(best "$2")"
+cpu() { # "WALL USER SYS": the CPU part, as printed after the wall time
+    local w u s
+    read -r w u s <<<"$1"
+    [[ -n $s ]] && printf '  user %6s sys %5s ms' "$u" "$s"
+}
+row() { # LABEL CMD: one line: best wall time, and that run's CPU time
+    local r
+    r=$(best "$2")
+    printf '%-52s %8s ms%s\n' "$1" "${r%% *}" "$(cpu "$r")"
 }
 lrow() { # LABEL ARGS: lanesum ARGS, and the baseline alternated with it when given
     if [[ -z $base ]]; then
         row "lanesum $1" "$pre$L $2"
         return
     fi
-    local bn bb i t
-    bn="" bb=""
+    local bn="" bb="" i t
     for i in $(seq "$runs"); do
         t=$(runs=1 best "$pre$base $2")
-        if [[ $t != fail ]] && { [[ -z $bb ]] || ((t < bb)); }; then bb=$t; fi
+        if [[ $t != fail ]] && { [[ -z $bb ]] || ((${t%% *} < ${bb%% *})); }; then bb=$t; fi
         t=$(runs=1 best "$pre$L $2")
-        if [[ $t != fail ]] && { [[ -z $bn ]] || ((t < bn)); }; then bn=$t; fi
+        if [[ $t != fail ]] && { [[ -z $bn ]] || ((${t%% *} < ${bn%% *})); }; then bn=$t; fi
     done
-    printf '%-52s %8s ms  base %8s ms  new/base %s\n' "lanesum $1" "$bn" "$bb" \
-        "$(python3 -c "print(f'{$bn / $bb:.2f}')" 2>/dev/null || echo '?')"
+    printf '%-52s %8s ms  base %8s ms  new/base %s%s\n' "lanesum $1" "${bn%% *}" "${bb%% *}" \
+        "$(python3 -c "print(f'{${bn%% *} / ${bb%% *}:.2f}')" 2>/dev/null || echo '?')" "$(cpu "$bn")"
 }
 
 pre=""
