@@ -188,8 +188,8 @@ fn read_small(
     // A first read that returns the stat'ed size (asked for a byte more) has the whole
     // file as it was stat'ed, without the read() of its end: a file grown since fills
     // the spare byte, unless its file system cut the read short, and then it is hashed
-    // as stat'ed. Any other count reads on to the end.
-    let n = if first == room - 1 || first == 0 {
+    // as stat'ed. A shorter count reads on to the end; a full one is a grown file.
+    let n = if first + 1 == room || first == 0 {
         first
     } else {
         first + read_full(&f, &mut dst[first..])?
