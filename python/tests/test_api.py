@@ -253,6 +253,15 @@ def test_outputs_no_machine_has_are_memory_errors():
         lanesum.blake3(digest_size=1 << 62).digest()
     with pytest.raises(OverflowError):
         lanesum.blake3().digest(-1)
+    # Past Python's signed sizes: an OverflowError, as hashlib's, not a SystemError.
+    for call in (
+        lambda: lanesum.shake_128().digest(1 << 63),
+        lambda: lanesum.shake_256().hexdigest(1 << 63),
+        lambda: lanesum.blake3(b"x").digest(2**64 - 1),
+        lambda: lanesum.blake3(digest_size=1 << 63).digest(),
+    ):
+        with pytest.raises(OverflowError):
+            call()
     assert len(lanesum.blake3(b"x").hexdigest(100_000)) == 200_000
 
 

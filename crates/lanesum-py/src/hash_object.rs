@@ -3,7 +3,7 @@
 
 use lanesum::Algorithm;
 use parking_lot::Mutex;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 use shake::{ExtendableOutput, Update};
@@ -230,6 +230,18 @@ impl Hash {
 
 impl Hash {
     fn output_len(&self, length: Option<usize>) -> PyResult<usize> {
+        let len = self.output_len_unchecked(length)?;
+        // Python's sizes are signed: past isize::MAX, as hashlib says.
+        if isize::try_from(len).is_err() {
+            return Err(PyOverflowError::new_err(format!(
+                "{}: output length {len} is too large",
+                self.name()
+            )));
+        }
+        Ok(len)
+    }
+
+    fn output_len_unchecked(&self, length: Option<usize>) -> PyResult<usize> {
         match length {
             None if self.length_required => Err(PyTypeError::new_err(format!(
                 "{}: digest() and hexdigest() need a length in bytes",

@@ -10,10 +10,13 @@ use pyo3::prelude::*;
 /// `blake2b-256`, ...); a ValueError naming the known algorithms otherwise.
 pub fn parse_algorithm(name: &str) -> PyResult<Algorithm> {
     if let Some(alg) = hashlib_xof(name) {
+        let hashlib = HASHLIB_XOFS
+            .iter()
+            .find(|&&(_, a)| a == alg)
+            .map_or(name, |&(n, _)| n);
         return Err(PyValueError::new_err(format!(
-            "{name} is hashlib's SHAKE, of a length each digest names (lanesum.new, \
-             lanesum.{name}); here give the length in the name: {}-256 (bits)",
-            alg.family_default()
+            "{hashlib} is hashlib's SHAKE, of a length each digest names (lanesum.new, \
+             lanesum.{hashlib}); here give the length in the name: {alg}-256 (bits)"
         )));
     }
     name.parse::<Algorithm>()
