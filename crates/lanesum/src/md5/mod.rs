@@ -31,6 +31,7 @@ macro_rules! md5_quads {
 #[cfg(target_arch = "x86_64")]
 pub(crate) use md5_quads;
 
+mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
@@ -147,7 +148,7 @@ impl Family for Md5 {
 
     fn lane_kernels(level: Features) -> Vec<LaneKernel<u32>> {
         #[allow(unused_mut)]
-        let mut v = Vec::new();
+        let mut v = scalar::kernels();
         #[cfg(target_arch = "x86_64")]
         {
             if let Some(t) = level.avx2() {
