@@ -187,11 +187,6 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
                 $a = $b.wrapping_add(early.wrapping_add($f($b, $c, $d)).rotate_left($s));
             };
         }
-        let f = |b: u32, c: u32, d: u32| d ^ (b & (c ^ d));
-        let g = |b: u32, c: u32, d: u32| (c & !d).wrapping_add(b & d);
-        let h = |b: u32, c: u32, d: u32| b ^ c ^ d;
-        let i_ = |b: u32, c: u32, d: u32| c ^ (b | !d);
-
         // Four steps rotate the roles of a, b, c, d; constant indices let every
         // message word and constant fold into an immediate operand.
         macro_rules! quad {
@@ -202,7 +197,7 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
                 step!($f, b, c, d, a, $i + 3, S[$r][3]);
             };
         }
-        md5_quads!(quad, f, g, h, i_);
+        md5_quads!(quad, round_f, round_g, round_h, round_i);
 
         a = a.wrapping_add(aa);
         b = b.wrapping_add(bb);
@@ -210,6 +205,21 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
         d = d.wrapping_add(dd);
     }
     *state = [a, b, c, d];
+}
+
+/// The round functions F, G, H and I in the forms the scalar code uses (G as a sum: its
+/// two terms never share a bit).
+pub(crate) fn round_f(b: u32, c: u32, d: u32) -> u32 {
+    d ^ (b & (c ^ d))
+}
+pub(crate) fn round_g(b: u32, c: u32, d: u32) -> u32 {
+    (c & !d).wrapping_add(b & d)
+}
+pub(crate) fn round_h(b: u32, c: u32, d: u32) -> u32 {
+    b ^ c ^ d
+}
+pub(crate) fn round_i(b: u32, c: u32, d: u32) -> u32 {
+    c ^ (b | !d)
 }
 
 /// Returns `x` unchanged, but the optimiser can no longer see how it was computed.

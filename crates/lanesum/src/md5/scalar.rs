@@ -11,7 +11,7 @@
 //! State is word-major, as every lane kernel's: word `w` of lane `l` at `state[w * N + l]`.
 #![allow(unsafe_code)]
 
-use super::{opaque, word_index, K, S};
+use super::{opaque, round_f, round_g, round_h, round_i, word_index, K, S};
 use crate::lanes::{LaneKernel, Plain};
 use crate::uarch::est;
 
@@ -70,10 +70,6 @@ fn compress_n<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usiz
                 }
             };
         }
-        let f = |b: u32, c: u32, d: u32| d ^ (b & (c ^ d));
-        let g = |b: u32, c: u32, d: u32| (c & !d).wrapping_add(b & d);
-        let h = |b: u32, c: u32, d: u32| b ^ c ^ d;
-        let i_ = |b: u32, c: u32, d: u32| c ^ (b | !d);
         macro_rules! quad {
             ($f:expr, $r:expr, $i:expr) => {
                 step!($f, a, b, c, d, $i, S[$r][0]);
@@ -82,7 +78,7 @@ fn compress_n<const N: usize>(state: &mut [u32], blocks: &[&[u8]], nblocks: usiz
                 step!($f, b, c, d, a, $i + 3, S[$r][3]);
             };
         }
-        md5_quads!(quad, f, g, h, i_);
+        md5_quads!(quad, round_f, round_g, round_h, round_i);
 
         for l in 0..N {
             a[l] = a[l].wrapping_add(aa[l]);
