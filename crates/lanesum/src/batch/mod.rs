@@ -2,7 +2,8 @@
 //!
 //! The Merkle-Damgård algorithms go through the SIMD lanes (`lanes`); BLAKE3's short
 //! messages through its own lanes (`blake3::many`), SHA-3 and SHAKE through theirs
-//! (`sha3`); the others one at a time.
+//! (`sha3`), BLAKE2b and BLAKE2s through their crates' (`blake2::many`); the others one
+//! at a time.
 
 mod lanes;
 mod spread;
@@ -132,6 +133,18 @@ pub(crate) fn kernel_infos(alg: Algorithm, level: Features) -> Vec<KernelInfo> {
             lanes: if level.avx512().is_some() { 16 } else { 8 },
         });
     }
+    let (b, s) = crate::blake2::many::degrees();
+    match alg {
+        Algorithm::Blake2b(_) => v.push(KernelInfo {
+            name: "many",
+            lanes: b,
+        }),
+        Algorithm::Blake2s(_) => v.push(KernelInfo {
+            name: "many",
+            lanes: s,
+        }),
+        _ => {}
+    }
     v
 }
 
@@ -157,6 +170,12 @@ pub(crate) fn run<M: AsRef<[u8]>>(
     match (alg, forced) {
         (Algorithm::Blake3(n), None | Some("lanes")) => {
             Some(crate::blake3::many::hash_many(msgs, n, level))
+        }
+        (Algorithm::Blake2b(n), None | Some("many")) if msgs.len() > 1 || forced.is_some() => {
+            Some(crate::blake2::many::hash_many_b(msgs, n))
+        }
+        (Algorithm::Blake2s(n), None | Some("many")) if msgs.len() > 1 || forced.is_some() => {
+            Some(crate::blake2::many::hash_many_s(msgs, n))
         }
         (_, None | Some("x1")) => Some(hash_each()),
         _ => None,

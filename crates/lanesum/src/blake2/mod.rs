@@ -1,10 +1,13 @@
 //! BLAKE2b and BLAKE2s (RFC 7693): plain scalar compression functions and reference
 //! hashers.
 //!
-//! Production hashing goes through the `blake2b_simd` / `blake2s_simd` crates; this module
-//! is the oracle that a future multi-lane BLAKE2 kernel (and BLAKE2bp/sp built on it) is
-//! tested against, so it favours following the RFC line by line over speed.
+//! Production hashing goes through the `blake2b_simd` / `blake2s_simd` crates (one
+//! stream, and many messages side by side: `many`); this module is the oracle that they
+//! and a future multi-lane BLAKE2 kernel (and BLAKE2bp/sp built on it) are tested
+//! against, so it favours following the RFC line by line over speed.
 #![cfg_attr(not(test), allow(dead_code))]
+
+pub(crate) mod many;
 
 /// BLAKE2b's initial values: SHA-512's (RFC 7693, section 2.6).
 pub(crate) const IV_B: [u64; 8] = [
