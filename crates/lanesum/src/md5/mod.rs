@@ -31,7 +31,6 @@ macro_rules! md5_quads {
 #[cfg(target_arch = "x86_64")]
 pub(crate) use md5_quads;
 
-mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
@@ -148,7 +147,7 @@ impl Family for Md5 {
 
     fn lane_kernels(level: Features) -> Vec<LaneKernel<u32>> {
         #[allow(unused_mut)]
-        let mut v = scalar::kernels();
+        let mut v = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
             if let Some(t) = level.avx2() {
@@ -187,6 +186,11 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
                 $a = $b.wrapping_add(early.wrapping_add($f($b, $c, $d)).rotate_left($s));
             };
         }
+        let f = |b: u32, c: u32, d: u32| d ^ (b & (c ^ d));
+        let g = |b: u32, c: u32, d: u32| (c & !d).wrapping_add(b & d);
+        let h = |b: u32, c: u32, d: u32| b ^ c ^ d;
+        let i_ = |b: u32, c: u32, d: u32| c ^ (b | !d);
+
         // Four steps rotate the roles of a, b, c, d; constant indices let every
         // message word and constant fold into an immediate operand.
         macro_rules! quad {
@@ -197,7 +201,7 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
                 step!($f, b, c, d, a, $i + 3, S[$r][3]);
             };
         }
-        md5_quads!(quad, round_f, round_g, round_h, round_i);
+        md5_quads!(quad, f, g, h, i_);
 
         a = a.wrapping_add(aa);
         b = b.wrapping_add(bb);
@@ -205,21 +209,6 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
         d = d.wrapping_add(dd);
     }
     *state = [a, b, c, d];
-}
-
-/// The round functions F, G, H and I in the forms the scalar code uses (G as a sum: its
-/// two terms never share a bit).
-pub(crate) fn round_f(b: u32, c: u32, d: u32) -> u32 {
-    d ^ (b & (c ^ d))
-}
-pub(crate) fn round_g(b: u32, c: u32, d: u32) -> u32 {
-    (c & !d).wrapping_add(b & d)
-}
-pub(crate) fn round_h(b: u32, c: u32, d: u32) -> u32 {
-    b ^ c ^ d
-}
-pub(crate) fn round_i(b: u32, c: u32, d: u32) -> u32 {
-    c ^ (b | !d)
 }
 
 /// Returns `x` unchanged, but the optimiser can no longer see how it was computed.
