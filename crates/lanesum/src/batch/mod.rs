@@ -167,14 +167,17 @@ pub(crate) fn run<M: AsRef<[u8]>>(
             .map(|m| hash_at(alg, m.as_ref(), level))
             .collect()
     };
+    // BLAKE2 side by side for more than one message (or when forced), of a valid length
+    // (an invalid one panics in `hash_at` with the library's message, not the crates').
+    let batch_of_valid = alg.is_valid() && (msgs.len() > 1 || forced.is_some());
     match (alg, forced) {
         (Algorithm::Blake3(n), None | Some("lanes")) => {
             Some(crate::blake3::many::hash_many(msgs, n, level))
         }
-        (Algorithm::Blake2b(n), None | Some("many")) if msgs.len() > 1 || forced.is_some() => {
+        (Algorithm::Blake2b(n), None | Some("many")) if batch_of_valid => {
             Some(crate::blake2::many::hash_many_b(msgs, n))
         }
-        (Algorithm::Blake2s(n), None | Some("many")) if msgs.len() > 1 || forced.is_some() => {
+        (Algorithm::Blake2s(n), None | Some("many")) if batch_of_valid => {
             Some(crate::blake2::many::hash_many_s(msgs, n))
         }
         (_, None | Some("x1")) => Some(hash_each()),
