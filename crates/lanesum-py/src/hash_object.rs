@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 use shake::{ExtendableOutput, Update};
 
 use crate::buffer::with_bytes;
-use crate::names::{hashlib_xof, parse_algorithm};
+use crate::names::{hashlib_xof, hashlib_xof_name, parse_algorithm};
 
 /// BLAKE3 hands updates at least this large to rayon when threads are allowed (the
 /// library's own threshold for its BLAKE3).
@@ -197,10 +197,9 @@ impl Hash {
     /// digest size, as hashlib), `shake_128` for hashlib's SHAKE.
     #[getter]
     fn name(&self) -> String {
-        let alg = self.alg.family_default();
-        match crate::names::HASHLIB_XOFS.iter().find(|&&(_, a)| a == alg) {
-            Some((name, _)) if self.length_required => name.to_string(),
-            _ => hashlib_name(alg),
+        match hashlib_xof_name(self.alg) {
+            Some(name) if self.length_required => name.to_string(),
+            _ => hashlib_name(self.alg.family_default()),
         }
     }
 

@@ -10,10 +10,7 @@ use pyo3::prelude::*;
 /// `blake2b-256`, ...); a ValueError naming the known algorithms otherwise.
 pub fn parse_algorithm(name: &str) -> PyResult<Algorithm> {
     if let Some(alg) = hashlib_xof(name) {
-        let hashlib = HASHLIB_XOFS
-            .iter()
-            .find(|&&(_, a)| a == alg)
-            .map_or(name, |&(n, _)| n);
+        let hashlib = hashlib_xof_name(alg).unwrap_or(name);
         return Err(PyValueError::new_err(format!(
             "{hashlib} is hashlib's SHAKE, of a length each digest names (lanesum.new, \
              lanesum.{hashlib}); here give the length in the name: {alg}-256 (bits)"
@@ -30,6 +27,15 @@ pub const HASHLIB_XOFS: [(&str, Algorithm); 2] = [
     ("shake_128", Algorithm::Shake128(16)),
     ("shake_256", Algorithm::Shake256(32)),
 ];
+
+/// hashlib's name of SHAKE `alg` (`shake_128`), at any length.
+pub fn hashlib_xof_name(alg: Algorithm) -> Option<&'static str> {
+    let alg = alg.family_default();
+    HASHLIB_XOFS
+        .iter()
+        .find(|&&(_, a)| a == alg)
+        .map(|&(n, _)| n)
+}
 
 /// The algorithm of one of hashlib's [`HASHLIB_XOFS`] names (any case), if `name` is one.
 pub fn hashlib_xof(name: &str) -> Option<Algorithm> {
