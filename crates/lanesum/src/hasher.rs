@@ -147,8 +147,8 @@ impl Hasher {
     }
 
     /// Absorb `chunks[i]` into `hashers[i]` for every `i`: the streams of MD5, SHA-1, the
-    /// SHA-2 family and SM3 side by side in lanes (one pass per family, each chunk read in
-    /// place), any other algorithm one after another.
+    /// SHA-2 family, SM3, BLAKE2b and BLAKE2s side by side in lanes (one pass per family,
+    /// each chunk read in place), any other algorithm one after another.
     ///
     /// For a caller that schedules many streams itself and hands over one write of each
     /// at a time (a Go server gathering its writers' requests, through the C ABI): `update`
@@ -170,13 +170,26 @@ impl Hasher {
         assert_eq!(hashers.len(), chunks.len(), "one chunk per hasher");
         let (mut md5, mut sha1, mut sha256, mut sha512, mut sm3) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut b2b, mut b2s) = (Vec::new(), Vec::new());
         for (h, &c) in hashers.iter_mut().zip(chunks) {
-            if !matches!(h.inner, Inner::Md(_)) {
+            if !matches!(
+                h.inner,
+                Inner::Md(_) | Inner::Blake2b(_) | Inner::Blake2s(_)
+            ) {
                 h.update(c);
                 continue;
             }
-            let Inner::Md(md) = &mut h.inner else {
-                unreachable!("checked above")
+            let md = match &mut h.inner {
+                Inner::Md(md) => md,
+                Inner::Blake2b(s) => {
+                    b2b.push((&mut **s, c));
+                    continue;
+                }
+                Inner::Blake2s(s) => {
+                    b2s.push((&mut **s, c));
+                    continue;
+                }
+                _ => unreachable!("checked above"),
             };
             match md {
                 OneOf::Md5(m) => md5.push((m, c)),
@@ -192,6 +205,10 @@ impl Hasher {
         update_lanes(sha256, level);
         update_lanes(sha512, level);
         update_lanes(sm3, level);
+        // The crates' own side-by-side code (AVX2: 4 BLAKE2b or 8 BLAKE2s at once), as
+        // `hash_many` uses for whole messages.
+        blake2b_simd::many::update_many(b2b);
+        blake2s_simd::many::update_many(b2s);
     }
 
     /// Absorb more of the message.

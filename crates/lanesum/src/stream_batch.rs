@@ -252,6 +252,7 @@ mod tests {
                 .iter()
                 .copied()
                 .chain([Algorithm::Blake3(32), Algorithm::Crc32c])
+                .chain([Algorithm::Blake2b(64), Algorithm::Blake2s(32)])
                 .collect();
             for n in [0usize, 1, 3, 9, 33] {
                 let pick: Vec<Algorithm> = (0..n)
@@ -280,6 +281,36 @@ mod tests {
                 }
             }
         });
+    }
+
+    /// `Hasher::update_many` of BLAKE2b and BLAKE2s hashers only (the crates' side-by-side
+    /// code: 4 or 8 at once under AVX2, then 2 or 1), of several output lengths, in
+    /// batches around those widths, fed random chunks, match `hash`.
+    #[test]
+    fn hasher_update_many_blake2_side_by_side() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        let lens = [
+            Algorithm::Blake2b(64),
+            Algorithm::Blake2b(20),
+            Algorithm::Blake2s(32),
+            Algorithm::Blake2s(16),
+        ];
+        for n in [1usize, 2, 3, 4, 5, 8, 9, 17] {
+            for family in [&lens[..2], &lens[2..]] {
+                let pick: Vec<Algorithm> = (0..n).map(|i| family[i % 2]).collect();
+                let msgs = random_msgs(&mut rng, n, 9_000);
+                let mut pos = vec![0usize; n];
+                let mut hs: Vec<Hasher> = pick.iter().map(|&a| Hasher::new(a)).collect();
+                while pos.iter().zip(&msgs).any(|(p, m)| *p < m.len()) {
+                    let chunks = next_chunks(&mut rng, &msgs, &mut pos);
+                    let mut refs: Vec<&mut Hasher> = hs.iter_mut().collect();
+                    Hasher::update_many(&mut refs, &chunks);
+                }
+                for ((h, m), a) in hs.into_iter().zip(&msgs).zip(&pick) {
+                    assert_eq!(h.finalize(), hash(*a, m), "{a} n {n} len {}", m.len());
+                }
+            }
+        }
     }
 
     /// Random streams fed random chunks (empty, sub-block, many blocks) match `hash`.
