@@ -110,6 +110,12 @@ pub(crate) trait Family: Sized + 'static {
         let _ = level;
         Vec::new()
     }
+
+    /// Portable kernels for a few long streams at once, each exactly as wide as the
+    /// streams it takes (see [`Kernels::few`]).
+    fn few_stream_kernels() -> Vec<LaneKernel<Self::Word>> {
+        Vec::new()
+    }
 }
 
 /// Single-stream compression code of family `F`.
@@ -206,8 +212,14 @@ impl<F: Family> Single<F> {
 pub(crate) struct Kernels<F: Family> {
     /// The single-stream compression (also `lanes[0]`, as a one-lane kernel).
     pub single: Compress<F>,
-    /// Every kernel, the single-stream one first.
+    /// Every kernel the scheduler chooses among, the single-stream one first.
     pub lanes: Vec<LaneKernel<F::Word>>,
+    /// Kernels offered only to a batch of exactly their width of long streams
+    /// ([`Kernels::start`]), never rated beside `lanes`: MD5's streams interleaved in
+    /// scalar registers. Every other choice (short messages, the last waves, narrowing as
+    /// streams end) stays as cheap as it was: among three more MD5 kernels, rating each
+    /// for the last wave made `hash_many` of 4 to 9 short messages 5-10% slower on Zen 5.
+    pub few: Vec<LaneKernel<F::Word>>,
 }
 
 impl<F: Family> Kernels<F> {
@@ -218,6 +230,22 @@ impl<F: Family> Kernels<F> {
         Kernels {
             single: single.compress,
             lanes,
+            few: F::few_stream_kernels(),
+        }
+    }
+
+    /// `k` (the scheduler's choice among `lanes` for `busy` streams), or the kernel of
+    /// `few` that is exactly `busy` wide if it is estimated faster and the shortest
+    /// stream (`blocks()`, asked only then) has at least [`FEW_MIN_BLOCKS`] blocks.
+    pub(crate) fn few_over(
+        &self,
+        k: LaneKernel<F::Word>,
+        busy: usize,
+        blocks: impl FnOnce() -> usize,
+    ) -> LaneKernel<F::Word> {
+        match self.few.iter().find(|f| f.lanes == busy) {
+            Some(f) if f.est_gbps > k.rate_with(busy) && blocks() >= FEW_MIN_BLOCKS => *f,
+            _ => k,
         }
     }
 
@@ -226,6 +254,11 @@ impl<F: Family> Kernels<F> {
         self.lanes.iter().map(|k| k.lanes).max().unwrap_or(1)
     }
 }
+
+/// Blocks a stream needs before a kernel of [`Kernels::few`] is offered for it: the
+/// scheduler's own threshold for long messages (its balanced tail), so that short batches
+/// are chosen for exactly as before.
+pub(crate) const FEW_MIN_BLOCKS: usize = 128;
 
 /// Lane `l`'s chaining state, out of the word-major columns of `lanes` lanes.
 pub(crate) fn lane_state<F: Family>(state: &[F::Word], lanes: usize, l: usize) -> F::State {

@@ -119,6 +119,21 @@ pub(super) fn lanes_for<F: Family>(
     (start.lanes > 1 && !single_is_faster(kernels, &start, rate, n, total)).then_some(start)
 }
 
+/// [`lanes_for`] `msgs` (`total` bytes), or a kernel of [`Kernels::few`] exactly as wide
+/// as the batch where it is estimated faster for messages that long.
+pub(super) fn few_or_lanes_for<F: Family, M: AsRef<[u8]>>(
+    ks: &Kernels<F>,
+    msgs: &[M],
+    total: usize,
+) -> Option<LaneKernel<F::Word>> {
+    let n = msgs.len();
+    let k = lanes_for::<F>(&ks.lanes, n, total).unwrap_or(ks.lanes[0]);
+    let k = ks.few_over(k, n, || {
+        msgs.iter().map(|m| m.as_ref().len()).min().unwrap_or(0) / F::BLOCK
+    });
+    (k.lanes > 1).then_some(k)
+}
+
 /// Whole blocks of `n` messages of `total` bytes, on average.
 fn blocks_each<F: Family>(total: usize, n: usize) -> usize {
     total / n.max(1) / F::BLOCK
@@ -232,8 +247,8 @@ fn hash_md_to<M: AsRef<[u8]>>(
         };
         let total: usize = msgs.iter().map(|m| m.as_ref().len()).sum();
         let start = match forced {
-            Some(name) => *ks.lanes.iter().find(|k| k.name == name)?,
-            None => match lanes_for::<F>(&ks.lanes, msgs.len(), total) {
+            Some(name) => *ks.lanes.iter().chain(&ks.few).find(|k| k.name == name)?,
+            None => match few_or_lanes_for(ks, msgs, total) {
                 Some(k) => k,
                 // Too few messages for any multi-lane kernel to win: skip the lane
                 // bookkeeping so a lone message costs what the single-stream path costs.
@@ -269,7 +284,9 @@ pub(crate) fn hash_one(alg: Algorithm, data: &[u8], level: Features) -> Digest {
     })
 }
 
-/// The kernels of `F` at `level`, the single-stream one first.
+/// The kernels of `F` at `level`, the single-stream one first, those for a few long
+/// streams last.
 pub(crate) fn kernels<F: Family>(level: Features) -> Vec<LaneKernel<F::Word>> {
-    Kernels::<F>::new(level).lanes
+    let ks = Kernels::<F>::new(level);
+    ks.lanes.into_iter().chain(ks.few).collect()
 }

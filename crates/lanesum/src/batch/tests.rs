@@ -16,6 +16,76 @@ fn portable_kernels(more: Vec<LaneKernel<u32>>) -> Kernels<Md5> {
     Kernels {
         single: single.compress,
         lanes,
+        few: Vec::new(),
+    }
+}
+
+/// MD5's kernels for a few long streams (scalar-x2 to x4), each estimated at `gbps`.
+fn md5_few(gbps: f32) -> Vec<LaneKernel<u32>> {
+    let mut few = Md5::few_stream_kernels();
+    for k in &mut few {
+        k.est_gbps = gbps;
+    }
+    few
+}
+
+/// A kernel of `few` starts a batch only of exactly its width, of messages that are all
+/// long enough, and only where it is estimated faster than the scheduler's choice.
+#[test]
+fn few_stream_kernels_only_for_their_width_of_long_messages() {
+    use crate::family::FEW_MIN_BLOCKS;
+    use crate::schedule::best;
+    use crate::testing::portable_lanes;
+    let mut ks = portable_kernels(vec![portable_lanes::<Md5>("p16", 16, 7.0)]);
+    for (gbps, offered) in [(3.0, true), (0.1, false)] {
+        ks.few = md5_few(gbps);
+        for n in 1..=6 {
+            for blocks in [0, 1, FEW_MIN_BLOCKS - 1, FEW_MIN_BLOCKS, 10_000] {
+                let k = ks.few_over(best(&ks.lanes, n), n, || blocks);
+                let want = offered && (2..=4).contains(&n) && blocks >= FEW_MIN_BLOCKS;
+                assert_eq!(
+                    k.name.starts_with("scalar"),
+                    want,
+                    "{n} x {blocks} at {gbps}"
+                );
+                if want {
+                    assert_eq!(k.lanes, n);
+                }
+            }
+        }
+    }
+}
+
+/// Batches that start on a kernel of `few`: equal and ragged long messages, so that the
+/// scheduler narrows to its other kernels as they end, match the streaming hasher.
+#[test]
+fn batches_on_few_stream_kernels() {
+    use crate::testing::portable_lanes;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+    let mut kernels = portable_kernels(vec![portable_lanes::<Md5>("p16", 16, 7.0)]);
+    kernels.few = md5_few(3.0);
+    for n in 2..=4 {
+        for equal in [true, false] {
+            let len = rng.random_range(8192..20_000);
+            let msgs: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let len = if equal {
+                        len
+                    } else {
+                        rng.random_range(8192..20_000)
+                    };
+                    (0..len).map(|_| rng.random()).collect()
+                })
+                .collect();
+            let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+            let total: usize = msgs.iter().map(|m| m.len()).sum();
+            let start = super::lanes::few_or_lanes_for(&kernels, &refs, total).unwrap();
+            assert!(start.name.starts_with("scalar"), "{n}: {}", start.name);
+            let got = run_batch::<Md5, _>(crate::md5::IV, 16, &refs, total, &kernels, start, false);
+            for (m, d) in msgs.iter().zip(&got) {
+                assert_eq!(*d, hash(Algorithm::Md5, m), "{n} equal {equal}");
+            }
+        }
     }
 }
 

@@ -419,7 +419,12 @@ impl<F: Family> Pool<F> {
             .into_iter()
             .chain(others.iter().map(|o| Job::blocks(o.state, o.half.segs())))
             .collect();
-        let start = best(&self.kernels.lanes, states.len());
+        let busy = states.len();
+        let start = self
+            .kernels
+            .few_over(best(&self.kernels.lanes, busy), busy, || {
+                jobs.iter().map(Job::block_count).min().unwrap_or(0)
+            });
         schedule::run::<F>(
             &self.kernels.lanes,
             start,

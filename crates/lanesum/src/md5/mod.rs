@@ -31,6 +31,20 @@ macro_rules! md5_quads {
 #[cfg(target_arch = "x86_64")]
 pub(crate) use md5_quads;
 
+/// One quad of the scalar code (the reference and the interleaved streams): four
+/// `$step!(round function, a, b, c, d, step, shift)` with the roles of a, b, c, d
+/// rotating, so that constant indices fold every message word and constant into an
+/// immediate operand.
+macro_rules! md5_scalar_quad {
+    ($step:ident, $a:ident, $b:ident, $c:ident, $d:ident, $f:expr, $r:expr, $i:expr) => {
+        $step!($f, $a, $b, $c, $d, $i, S[$r][0]);
+        $step!($f, $d, $a, $b, $c, $i + 1, S[$r][1]);
+        $step!($f, $c, $d, $a, $b, $i + 2, S[$r][2]);
+        $step!($f, $b, $c, $d, $a, $i + 3, S[$r][3]);
+    };
+}
+
+mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
@@ -161,6 +175,10 @@ impl Family for Md5 {
         let _ = level;
         v
     }
+
+    fn few_stream_kernels() -> Vec<LaneKernel<u32>> {
+        scalar::kernels()
+    }
 }
 
 /// The scalar reference: whole 64-byte blocks.
@@ -186,22 +204,12 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
                 $a = $b.wrapping_add(early.wrapping_add($f($b, $c, $d)).rotate_left($s));
             };
         }
-        let f = |b: u32, c: u32, d: u32| d ^ (b & (c ^ d));
-        let g = |b: u32, c: u32, d: u32| (c & !d).wrapping_add(b & d);
-        let h = |b: u32, c: u32, d: u32| b ^ c ^ d;
-        let i_ = |b: u32, c: u32, d: u32| c ^ (b | !d);
-
-        // Four steps rotate the roles of a, b, c, d; constant indices let every
-        // message word and constant fold into an immediate operand.
         macro_rules! quad {
             ($f:expr, $r:expr, $i:expr) => {
-                step!($f, a, b, c, d, $i, S[$r][0]);
-                step!($f, d, a, b, c, $i + 1, S[$r][1]);
-                step!($f, c, d, a, b, $i + 2, S[$r][2]);
-                step!($f, b, c, d, a, $i + 3, S[$r][3]);
+                md5_scalar_quad!(step, a, b, c, d, $f, $r, $i)
             };
         }
-        md5_quads!(quad, f, g, h, i_);
+        md5_quads!(quad, round_f, round_g, round_h, round_i);
 
         a = a.wrapping_add(aa);
         b = b.wrapping_add(bb);
@@ -209,6 +217,21 @@ pub(crate) fn compress_portable(state: &mut [u32; 4], blocks: &[u8]) {
         d = d.wrapping_add(dd);
     }
     *state = [a, b, c, d];
+}
+
+/// The round functions F, G, H and I in the forms the scalar code uses (G as a sum: its
+/// two terms never share a bit).
+pub(crate) fn round_f(b: u32, c: u32, d: u32) -> u32 {
+    d ^ (b & (c ^ d))
+}
+pub(crate) fn round_g(b: u32, c: u32, d: u32) -> u32 {
+    (c & !d).wrapping_add(b & d)
+}
+pub(crate) fn round_h(b: u32, c: u32, d: u32) -> u32 {
+    b ^ c ^ d
+}
+pub(crate) fn round_i(b: u32, c: u32, d: u32) -> u32 {
+    c ^ (b | !d)
 }
 
 /// Returns `x` unchanged, but the optimiser can no longer see how it was computed.

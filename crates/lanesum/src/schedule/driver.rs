@@ -6,12 +6,12 @@
 use std::cell::Cell;
 
 use super::choose::{best, best_by, plan_min_blocks};
-use super::job::{segs, Job, SEGS};
+use super::job::{blocks_of, segs, Job, SEGS};
 use super::spare::{keep_tails, take_tails, SPARE_PADS};
 use super::tail::{self, shortest_plan};
 use crate::family::{self, Family, Kernels, MAX_BLOCK};
 use crate::lanes::{plan_ns, LaneKernel, MAX_LANES};
-use crate::merkle_damgard::{pad_final, padded_len};
+use crate::merkle_damgard::pad_final;
 
 /// Blocks of its current segment a lane needs per block of delay before
 /// [`Lanes::stagger`] delays it: the delayed lanes' work is wasted, so at most ~1/32 of
@@ -81,7 +81,10 @@ pub(crate) fn run_best<'a, F: Family>(
     jobs: Vec<(usize, Job<'a, F>)>,
     mut done: impl FnMut(usize, &F::State),
 ) {
-    let k = best(&kernels.lanes, jobs.len());
+    let busy = jobs.len();
+    let k = kernels.few_over(best(&kernels.lanes, busy), busy, || {
+        jobs.iter().map(|(_, j)| j.block_count()).min().unwrap_or(0)
+    });
     if k.lanes == 1 {
         for (i, job) in jobs {
             done(i, &job.run_single(kernels.single));
@@ -182,10 +185,12 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
             if narrow && queue.len() == 0 && s.busy != rated {
                 rated = s.busy;
                 // Only kernels wide enough for every busy lane: nothing is left to refill.
+                // The running one is among them even when `kernels` lacks it (one of
+                // `Kernels::few`, where the others may all be narrower).
                 let busy = s.busy;
-                let (k, _) = best_by(kernels.iter().filter(|k| k.lanes >= busy), |k| {
-                    k.rate_with(busy)
-                });
+                let current = [s.kernel];
+                let wide = kernels.iter().chain(&current).filter(|k| k.lanes >= busy);
+                let (k, _) = best_by(wide, |k| k.rate_with(busy));
                 if k.rate_with(busy) > 1.05 * s.kernel.rate_with(busy) {
                     s.resize(k);
                 }
@@ -211,7 +216,7 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         let mut total: usize = free.iter().map(|r| r.0).sum();
         let mut longest = free.iter().map(|r| r.0).max().unwrap_or(0);
         for (_, job) in rest {
-            let blocks = job_blocks(job);
+            let blocks = job.block_count();
             total += blocks;
             longest = longest.max(blocks);
             let mut first = free.peek_mut().expect("every lane is busy");
@@ -223,16 +228,6 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
         let step_ns = (n * F::BLOCK) as f32 / self.kernel.est_gbps;
         greedy.saturating_sub(t_min) as f32 * step_ns > plan_ns(n + rest.len())
     }
-}
-
-/// Blocks of `job`, padding included.
-fn job_blocks<F: Family>(job: &Job<'_, F>) -> usize {
-    blocks_of::<F>(job.segs.iter().map(|s| s.len()).sum(), job.fin)
-}
-
-/// Blocks of `body` bytes of whole blocks, then the padded end `fin` if there is one.
-fn blocks_of<F: Family>(body: usize, fin: Option<(&[u8], u64)>) -> usize {
-    (body + fin.map_or(0, |(t, _)| padded_len::<F>(t.len()))) / F::BLOCK
 }
 
 /// Blocks a lane still has to hash, padding included.

@@ -3,7 +3,7 @@
 use std::ops::Deref;
 
 use crate::family::{Compress, Family};
-use crate::merkle_damgard::compress_final;
+use crate::merkle_damgard::{compress_final, padded_len};
 
 /// Segments a job's whole blocks may come in: the lane engine's halves of owned chunks
 /// are this many slices of them.
@@ -58,6 +58,11 @@ impl<'a, F: Family> Job<'a, F> {
         }
     }
 
+    /// Blocks the job hashes, its padded end included.
+    pub(crate) fn block_count(&self) -> usize {
+        blocks_of::<F>(self.segs.iter().map(|s| s.len()).sum(), self.fin)
+    }
+
     /// Hash the job on the single-stream path, `compress`; returns the final state.
     pub(crate) fn run_single(self, compress: Compress<F>) -> F::State {
         let mut state = self.state;
@@ -71,4 +76,9 @@ impl<'a, F: Family> Job<'a, F> {
         }
         state
     }
+}
+
+/// Blocks of `body` bytes of whole blocks, then the padded end `fin` if there is one.
+pub(crate) fn blocks_of<F: Family>(body: usize, fin: Option<(&[u8], u64)>) -> usize {
+    (body + fin.map_or(0, |(t, _)| padded_len::<F>(t.len()))) / F::BLOCK
 }
