@@ -160,11 +160,12 @@ pub unsafe extern "C" fn lanesum_hasher_update(
 }
 
 /// Absorb `data[i]` into `hashers[i]` for each of `count` hashers, in one call: plain
-/// hashers (`lanesum_hasher_new`) of MD5, SHA-1, the SHA-2 family, SM3, BLAKE2b and BLAKE2s
-/// side by side in SIMD lanes, each buffer read in place; the others one after another. For a program that
-/// gathers many streams' writes itself (a server's request bodies) and hands them over
-/// together: as fast per byte as `lanesum_hash_many`, with no engine and no copy. A handle
-/// may appear once; when any handle is bad or finalized, nothing is absorbed.
+/// hashers (`lanesum_hasher_new`) of MD5, SHA-1, the SHA-2 family, SM3, BLAKE2b and
+/// BLAKE2s side by side in SIMD lanes, each buffer read in place; the others one after
+/// another. For a program that gathers many streams' writes itself (a server's request
+/// bodies) and hands them over together: as fast per byte as `lanesum_hash_many`, with
+/// no engine and no copy. A handle may appear once; when any handle is bad or finalized,
+/// nothing is absorbed.
 ///
 /// # Safety
 /// `hashers` and `data` must be null (with `count` 0) or point to `count` values each,

@@ -221,8 +221,9 @@ impl Algorithm {
     /// Whether streams of this algorithm share lanes only inside a
     /// [`StreamBatch`](crate::StreamBatch) or the lane engine: SHA-3 and SHAKE.
     /// [`Hasher::update_many`] runs them one after another, where it runs MD5, SHA-1, the
-    /// SHA-2 family, SM3 and BLAKE2 side by side in lanes, so a caller that keeps each stream in its own `Hasher` (free to move
-    /// between threads between writes) loses their lanes and no others.
+    /// SHA-2 family, SM3 and BLAKE2 side by side in lanes, so a caller that keeps each
+    /// stream in its own `Hasher` (free to move between threads between writes) loses
+    /// their lanes and no others.
     ///
     /// [`Hasher::update_many`]: crate::Hasher::update_many
     pub fn lanes_need_stream_batch(self) -> bool {

@@ -215,7 +215,7 @@ pub(crate) struct Kernels<F: Family> {
     /// Every kernel the scheduler chooses among, the single-stream one first.
     pub lanes: Vec<LaneKernel<F::Word>>,
     /// Kernels offered only to a batch of exactly their width of long streams
-    /// ([`Kernels::start`]), never rated beside `lanes`: MD5's streams interleaved in
+    /// ([`Kernels::few_over`]), never rated beside `lanes`: MD5's streams interleaved in
     /// scalar registers. Every other choice (short messages, the last waves, narrowing as
     /// streams end) stays as cheap as it was: among three more MD5 kernels, rating each
     /// for the last wave made `hash_many` of 4 to 9 short messages 5-10% slower on Zen 5.
@@ -255,9 +255,12 @@ impl<F: Family> Kernels<F> {
     }
 }
 
-/// Blocks a stream needs before a kernel of [`Kernels::few`] is offered for it: the
-/// scheduler's own threshold for long messages (its balanced tail), so that short batches
-/// are chosen for exactly as before.
+/// Blocks a stream needs before a kernel of [`Kernels::few`] is offered for it (8 KiB of
+/// MD5): long enough that a kernel call's fixed cost, which [`best_for`] weighs for short
+/// messages and these estimates leave out, no longer decides, and below it batches are
+/// chosen for exactly as before.
+///
+/// [`best_for`]: crate::schedule::best_for
 pub(crate) const FEW_MIN_BLOCKS: usize = 128;
 
 /// Lane `l`'s chaining state, out of the word-major columns of `lanes` lanes.

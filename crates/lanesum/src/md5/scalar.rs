@@ -10,7 +10,6 @@
 //! 1.85. Four already spill some of the 16 general-purpose registers; more fall behind.
 //!
 //! State is word-major, as every lane kernel's: word `w` of lane `l` at `state[w * N + l]`.
-#![allow(unsafe_code)]
 
 use super::{opaque, round_f, round_g, round_h, round_i, word_index, K, S};
 use crate::lanes::{LaneKernel, Plain};
@@ -34,6 +33,7 @@ pub(crate) fn kernels() -> Vec<LaneKernel<u32>> {
 /// `N` streams interleaved step by step.
 struct Sets<const N: usize>;
 
+#[allow(unsafe_code)] // an unsafe fn of the trait; the body is safe code
 impl<const N: usize> Plain<u32> for Sets<N> {
     type Token = ();
 

@@ -209,7 +209,7 @@ mod tests {
 
 #[cfg(test)]
 mod speed {
-    /// Raw GB/s of every MD5 lane kernel (AVX2 too), no scheduler, lanes 64 bytes apart
+    /// Raw GB/s of every MD5 lane kernel (AVX2 and scalar too), no scheduler, lanes 64 bytes apart
     /// mod 4 KiB: `cargo test -p lanesum --release --lib md5_kernel_speed -- --ignored
     /// --nocapture` (`MD5_SPEED_BLOCKS`, default 256 = 16 KiB per lane).
     #[test]
@@ -233,7 +233,9 @@ mod speed {
             .map(|i| (i * 7) as u8)
             .collect();
         use crate::family::Family;
-        for k in crate::md5::Md5::lane_kernels(crate::isa::Features::detect()) {
+        let level = crate::isa::Features::detect();
+        let few = crate::md5::Md5::few_stream_kernels();
+        for k in crate::md5::Md5::lane_kernels(level).into_iter().chain(few) {
             let bufs: Vec<&[u8]> = (0..k.lanes)
                 .map(|l| &data[l * (nb * 64 + pad)..][..nb * 64])
                 .collect();

@@ -192,6 +192,8 @@ impl<'a, F: Family, D: FnMut(usize, &F::State)> Lanes<'a, F, D> {
                 let wide = kernels.iter().chain(&current).filter(|k| k.lanes >= busy);
                 let (k, _) = best_by(wide, |k| k.rate_with(busy));
                 if k.rate_with(busy) > 1.05 * s.kernel.rate_with(busy) {
+                    #[cfg(test)]
+                    NARROWED.set(NARROWED.get() + 1);
                     s.resize(k);
                 }
             }
@@ -248,6 +250,8 @@ thread_local! {
     pub(crate) static STAGGERED: Cell<usize> = const { Cell::new(0) };
     /// Balanced plans [`Lanes::run_plan`] ran, on this thread.
     pub(super) static PLANS: Cell<usize> = const { Cell::new(0) };
+    /// Kernels switched to a narrower one as jobs ended, on this thread.
+    pub(crate) static NARROWED: Cell<usize> = const { Cell::new(0) };
 }
 
 /// The lanes of the kernel in use.

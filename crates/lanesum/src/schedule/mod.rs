@@ -31,9 +31,9 @@ mod spare;
 mod tail;
 
 pub(crate) use choose::{best, best_for, plan_min_blocks};
-#[cfg(test)]
-pub(crate) use driver::STAGGERED;
 pub(crate) use driver::{run, run_best, run_chunks};
+#[cfg(test)]
+pub(crate) use driver::{NARROWED, STAGGERED};
 pub(crate) use job::{segs, Job, SEGS};
 pub(crate) use spare::{keep_tails, take_tails};
 
