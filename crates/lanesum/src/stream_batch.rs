@@ -35,7 +35,8 @@ enum Inner {
     Lanes(OneOf<Lanes>),
     /// SHA-3 and SHAKE where there is a lanes kernel: one sponge each.
     Sha3(crate::sha3::Sponges),
-    /// Algorithms without lane kernels: one hasher each.
+    /// Algorithms without lane kernels of ours: one hasher each, updated together through
+    /// [`Hasher::update_many`] (BLAKE2 side by side).
     Plain(Vec<Hasher>),
 }
 
@@ -92,11 +93,10 @@ impl StreamBatch {
         match &mut self.inner {
             Inner::Lanes(s) => each!(s, |_F, s| s.update(chunks)),
             Inner::Sha3(s) => s.update(chunks),
+            // BLAKE2 side by side (the crates' many-state code), the others one by one.
             Inner::Plain(hs) => {
-                assert_eq!(chunks.len(), hs.len(), "one chunk per stream");
-                for (h, c) in hs.iter_mut().zip(chunks) {
-                    h.update(c);
-                }
+                let mut each: Vec<&mut Hasher> = hs.iter_mut().collect();
+                Hasher::update_many(&mut each, chunks);
             }
         }
         self
@@ -342,7 +342,8 @@ mod tests {
             let algs = Algorithm::LANED
                 .iter()
                 .copied()
-                .chain([Algorithm::Blake2b(64), Algorithm::Blake3(32)]);
+                .chain([Algorithm::Blake2b(64), Algorithm::Blake2s(32)])
+                .chain([Algorithm::Blake3(32)]);
             for alg in algs {
                 for n in [0usize, 1, 2, 5, 17, 40] {
                     let msgs = random_msgs(&mut rng, n, 20_000);
