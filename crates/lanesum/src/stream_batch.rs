@@ -292,16 +292,8 @@ mod tests {
         use crate::blake2::{Blake2bRef, Blake2sRef};
         let mut rng = rand::rngs::StdRng::seed_from_u64(13);
         let reference = |a: Algorithm, m: &[u8]| match a {
-            Algorithm::Blake2b(_) => {
-                let mut r = Blake2bRef::new(a.digest_len(), b"");
-                r.update(m);
-                r.finalize()
-            }
-            Algorithm::Blake2s(_) => {
-                let mut r = Blake2sRef::new(a.digest_len(), b"");
-                r.update(m);
-                r.finalize()
-            }
+            Algorithm::Blake2b(_) => Blake2bRef::digest(a.digest_len(), b"", m),
+            Algorithm::Blake2s(_) => Blake2sRef::digest(a.digest_len(), b"", m),
             _ => unreachable!("BLAKE2 only"),
         };
         let lens = [

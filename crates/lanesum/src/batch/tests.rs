@@ -30,6 +30,27 @@ fn md5_few(per_lane: f32) -> Vec<LaneKernel<u32>> {
     few
 }
 
+/// `n` random messages: all `len` bytes long if `equal`, else each of a length drawn
+/// from `others`.
+fn random_messages(
+    rng: &mut impl Rng,
+    n: usize,
+    len: usize,
+    equal: bool,
+    others: std::ops::Range<usize>,
+) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|_| {
+            let len = if equal {
+                len
+            } else {
+                rng.random_range(others.clone())
+            };
+            (0..len).map(|_| rng.random()).collect()
+        })
+        .collect()
+}
+
 /// A kernel of `few` starts a batch only of exactly its width, of messages that are all
 /// long enough, and only where it is estimated faster than the scheduler's choice.
 #[test]
@@ -69,16 +90,7 @@ fn batches_on_few_stream_kernels() {
     for n in 2..=4 {
         for equal in [true, false] {
             let len = rng.random_range(8192..20_000);
-            let msgs: Vec<Vec<u8>> = (0..n)
-                .map(|_| {
-                    let len = if equal {
-                        len
-                    } else {
-                        rng.random_range(8192..20_000)
-                    };
-                    (0..len).map(|_| rng.random()).collect()
-                })
-                .collect();
+            let msgs = random_messages(&mut rng, n, len, equal, 8192..20_000);
             let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
             let total: usize = msgs.iter().map(|m| m.len()).sum();
             let start = super::lanes::few_or_lanes_for(&kernels, &refs, total).unwrap();
@@ -115,17 +127,9 @@ fn chunks_on_few_stream_kernels() {
                 .collect();
             let mut whole: Vec<Vec<u8>> = vec![Vec::new(); n];
             for _ in 0..3 {
-                let len = rng.random_range(FEW_MIN_BLOCKS * 64 + 64..30_000);
-                let chunks: Vec<Vec<u8>> = (0..n)
-                    .map(|_| {
-                        let len = if equal {
-                            len
-                        } else {
-                            rng.random_range(FEW_MIN_BLOCKS * 64 + 64..30_000)
-                        };
-                        (0..len).map(|_| rng.random()).collect()
-                    })
-                    .collect();
+                let long = FEW_MIN_BLOCKS * 64 + 64..30_000;
+                let len = rng.random_range(long.clone());
+                let chunks = random_messages(&mut rng, n, len, equal, long);
                 let mut work = Vec::new();
                 for (i, (h, c)) in hs.iter_mut().zip(&chunks).enumerate() {
                     if let Some(split) = h.split_for_lanes(c) {
@@ -291,16 +295,7 @@ fn scheduler_with_portable_lanes() {
     let before = crate::waves::WAVES.get();
     for (count, equal) in counts.into_iter().flat_map(|c| [(c, false), (c, true)]) {
         let len = rng.random_range(if count % 2 == 0 { 0..2000 } else { 8192..8256 });
-        let msgs: Vec<Vec<u8>> = (0..count)
-            .map(|_| {
-                let len = if equal {
-                    len
-                } else {
-                    rng.random_range(0..2000)
-                };
-                (0..len).map(|_| rng.random()).collect()
-            })
-            .collect();
+        let msgs = random_messages(&mut rng, count, len, equal, 0..2000);
         let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
         let total: usize = msgs.iter().map(|m| m.len()).sum();
         for forced in [None, Some("p4"), Some("p64")] {

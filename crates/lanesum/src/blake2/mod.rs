@@ -195,6 +195,13 @@ impl Blake2bRef {
             .take(self.out_len)
             .collect()
     }
+
+    /// The digest of `data` in one call: the reference the tests compare against.
+    pub(crate) fn digest(out_len: usize, key: &[u8], data: &[u8]) -> Vec<u8> {
+        let mut h = Blake2bRef::new(out_len, key);
+        h.update(data);
+        h.finalize()
+    }
 }
 
 /// Reference BLAKE2s hasher: sequential mode with key and output length, no salt or
@@ -263,6 +270,13 @@ impl Blake2sRef {
             .take(self.out_len)
             .collect()
     }
+
+    /// The digest of `data` in one call: the reference the tests compare against.
+    pub(crate) fn digest(out_len: usize, key: &[u8], data: &[u8]) -> Vec<u8> {
+        let mut h = Blake2sRef::new(out_len, key);
+        h.update(data);
+        h.finalize()
+    }
 }
 
 /// The integration tests' vector-folder lookup, so unit and integration tests find the
@@ -280,28 +294,16 @@ mod tests {
         (0..len).map(|i| (i * 7 + 3) as u8).collect()
     }
 
-    fn b_ref(out_len: usize, key: &[u8], data: &[u8]) -> Vec<u8> {
-        let mut h = Blake2bRef::new(out_len, key);
-        h.update(data);
-        h.finalize()
-    }
-
-    fn s_ref(out_len: usize, key: &[u8], data: &[u8]) -> Vec<u8> {
-        let mut h = Blake2sRef::new(out_len, key);
-        h.update(data);
-        h.finalize()
-    }
-
     /// RFC 7693 appendices A and B: BLAKE2b-512 and BLAKE2s-256 of "abc".
     #[test]
     fn rfc7693_abc() {
         assert_eq!(
-            hex::encode(b_ref(64, b"", b"abc")),
+            hex::encode(Blake2bRef::digest(64, b"", b"abc")),
             "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1\
              7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"
         );
         assert_eq!(
-            hex::encode(s_ref(32, b"", b"abc")),
+            hex::encode(Blake2sRef::digest(32, b"", b"abc")),
             "508c5e8c327c14e2e1a72ba34eeb452f37458b209ed63a294d999b4c86675982"
         );
     }
@@ -322,7 +324,7 @@ mod tests {
                         .key(key)
                         .hash(msg);
                     assert_eq!(
-                        b_ref(out_len, key, msg),
+                        Blake2bRef::digest(out_len, key, msg),
                         want.as_bytes(),
                         "blake2b len {len} key {key_len} out {out_len}"
                     );
@@ -332,7 +334,7 @@ mod tests {
                             .key(key)
                             .hash(msg);
                         assert_eq!(
-                            s_ref(out_len, key, msg),
+                            Blake2sRef::digest(out_len, key, msg),
                             want.as_bytes(),
                             "blake2s len {len} key {key_len} out {out_len}"
                         );
@@ -355,8 +357,16 @@ mod tests {
                     b.update(&[]);
                     s.update(chunk);
                 }
-                assert_eq!(b.finalize(), b_ref(64, b"k", &data[..len]), "{len}/{piece}");
-                assert_eq!(s.finalize(), s_ref(32, b"k", &data[..len]), "{len}/{piece}");
+                assert_eq!(
+                    b.finalize(),
+                    Blake2bRef::digest(64, b"k", &data[..len]),
+                    "{len}/{piece}"
+                );
+                assert_eq!(
+                    s.finalize(),
+                    Blake2sRef::digest(32, b"k", &data[..len]),
+                    "{len}/{piece}"
+                );
             }
         }
     }
@@ -376,11 +386,11 @@ mod tests {
             let got = match case["hash"].as_str().unwrap() {
                 "blake2b" => {
                     b += 1;
-                    b_ref(want.len() / 2, &key, &msg)
+                    Blake2bRef::digest(want.len() / 2, &key, &msg)
                 }
                 "blake2s" => {
                     s += 1;
-                    s_ref(want.len() / 2, &key, &msg)
+                    Blake2sRef::digest(want.len() / 2, &key, &msg)
                 }
                 _ => continue,
             };

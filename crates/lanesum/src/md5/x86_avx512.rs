@@ -209,9 +209,9 @@ mod tests {
 
 #[cfg(test)]
 mod speed {
-    /// Raw GB/s of every MD5 lane kernel (AVX2 and scalar too), no scheduler, lanes 64 bytes apart
-    /// mod 4 KiB: `cargo test -p lanesum --release --lib md5_kernel_speed -- --ignored
-    /// --nocapture` (`MD5_SPEED_BLOCKS`, default 256 = 16 KiB per lane).
+    /// Raw GB/s of every MD5 lane kernel (AVX2 and scalar too), no scheduler, lanes 64
+    /// bytes apart mod 4 KiB: `cargo test -p lanesum --release --lib md5_kernel_speed --
+    /// --ignored --nocapture` (`MD5_SPEED_BLOCKS`, default 256 = 16 KiB per lane).
     #[test]
     #[ignore]
     fn md5_kernel_speed() {
