@@ -160,9 +160,16 @@ pub(crate) fn with_streams<R>(
     }
     order.sort_unstable();
     if let Some(w) = order.windows(2).find(|w| w[0].0 == w[1].0) {
+        let (a, b) = (ids[w[0].1], ids[w[1].1]);
+        if a != b {
+            // One slot under two generations: one handle is stale, which is the error
+            // to report (its slot now holds another hasher).
+            for id in [a, b] {
+                drop(live(id)?);
+            }
+        }
         return Err(Error::argument(format!(
-            "handles {:#x} and {:#x} are the same hasher: each may appear once",
-            ids[w[0].1], ids[w[1].1]
+            "handles {a:#x} and {b:#x} are the same hasher: each may appear once"
         )));
     }
     let mut guards: Vec<Option<MutexGuard<'static, Entry>>> = ids.iter().map(|_| None).collect();

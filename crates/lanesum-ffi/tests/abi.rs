@@ -129,6 +129,28 @@ fn update_many_matches_the_library() {
     let gone = new(md5);
     assert_eq!(lanesum_hasher_free(gone), LANESUM_OK);
     assert_eq!(update(&[hs[1], gone], &[b"x", b"y"]), LANESUM_ERR_HANDLE);
+    // A freed handle beside the hasher that took its slot (a handle's low 32 bits) is
+    // stale, not a repeat. Other tests make handles at once, so take slots until it comes.
+    let mut taken = Vec::new();
+    let successor = loop {
+        let h = new(md5);
+        if h.id as u32 == gone.id as u32 {
+            break h;
+        }
+        taken.push(h);
+    };
+    for h in taken {
+        assert_eq!(lanesum_hasher_free(h), LANESUM_OK);
+    }
+    assert_eq!(
+        update(&[gone, successor], &[b"x", b"y"]),
+        LANESUM_ERR_HANDLE
+    );
+    assert_eq!(
+        update(&[successor, gone], &[b"x", b"y"]),
+        LANESUM_ERR_HANDLE
+    );
+    assert_eq!(lanesum_hasher_free(successor), LANESUM_OK);
     // SAFETY: no descriptors with count 0.
     let st = unsafe { lanesum_hasher_update_many(std::ptr::null(), std::ptr::null(), 0) };
     assert_eq!(st, LANESUM_OK);
