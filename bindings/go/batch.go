@@ -108,9 +108,8 @@ func (s *batchServer) work() {
 
 // updateMany is lanesum_hasher_update_many over handles and descs.
 func updateMany(handles []C.LanesumHasher, descs []C.LanesumSlice) error {
-	var m msgBuf
-	mp, mc := m.ptr()
-	st := C.ls_update_many(&handles[0], &descs[0], C.size_t(len(handles)), mp, mc)
+	var m cMsg
+	st := C.ls_update_many(&handles[0], &descs[0], C.size_t(len(handles)), m.ptr())
 	return errorOf(st, &m)
 }
 

@@ -34,18 +34,30 @@ type Error struct {
 
 func (e *Error) Error() string { return "lanesum: " + e.Message }
 
-// msgBuf receives an error message from the C helpers.
-type msgBuf [256]C.char
+// cMsg receives an error message from the C helpers: the library's message, copied on
+// the thread that failed (malloc'd; errorOf frees it), whole whatever its length.
+type cMsg struct{ p *C.char }
 
-func (m *msgBuf) ptr() (*C.char, C.size_t) { return &m[0], C.size_t(len(m)) }
+func (m *cMsg) ptr() **C.char { return &m.p }
 
-func errorOf[S ~int32 | ~uint32](status S, m *msgBuf) error {
+// take returns the message received ("" if none) and frees it.
+func (m *cMsg) take() string {
+	if m == nil || m.p == nil {
+		return ""
+	}
+	msg := C.GoString(m.p)
+	C.free(unsafe.Pointer(m.p))
+	m.p = nil
+	return msg
+}
+
+func errorOf[S ~int32 | ~uint32](status S, m *cMsg) error {
+	msg := m.take()
 	if status == C.LANESUM_OK {
 		return nil
 	}
-	msg := C.GoString(C.lanesum_status_str(C.int32_t(status)))
-	if m != nil && m[0] != 0 {
-		msg = C.GoString(&m[0])
+	if msg == "" {
+		msg = C.GoString(C.lanesum_status_str(C.int32_t(status)))
 	}
 	return &Error{Code: int(status), Message: msg}
 }
@@ -86,9 +98,8 @@ func lookup(name string) (algorithm, error) {
 	defer C.free(unsafe.Pointer(cname))
 	var a algorithm
 	var size, block C.size_t
-	var m msgBuf
-	mp, mc := m.ptr()
-	if err := errorOf(C.ls_algorithm(cname, &a.id, &size, &block, mp, mc), &m); err != nil {
+	var m cMsg
+	if err := errorOf(C.ls_algorithm(cname, &a.id, &size, &block, m.ptr()), &m); err != nil {
 		return a, err
 	}
 	a.name = C.GoString(C.lanesum_algorithm_name(a.id))

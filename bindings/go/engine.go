@@ -77,7 +77,8 @@ func (s *server) NewHash() Hasher {
 	return newEngineHasher(uint64(s.engine.id), s.alg)
 }
 
-// Close frees the server; hashers made on it stay usable.
+// Close frees the server; hashers made on it stay usable (those that had not written
+// past their first 128 bytes share the process-wide engine's lanes from then on).
 func (s *server) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,27 +1,24 @@
 // C helpers of the Go package: each is one cgo call where the Go side would otherwise
 // make several (a call costs tens of nanoseconds), and reads the error message on the
 // thread that failed (a goroutine may move to another thread between two calls).
+#include <stdlib.h>
 #include <string.h>
 
 #include "helpers.h"
 
-LanesumStatus ls_message(LanesumStatus status, char *msg, size_t cap) {
-	if (status != LANESUM_OK && cap > 0) {
-		const char *e = lanesum_last_error();
-		size_t n = strlen(e);
-		if (n >= cap) n = cap - 1;
-		memcpy(msg, e, n);
-		msg[n] = 0;
-	}
+// On failure, *msg is a copy of the thread's message (malloc'd: the caller frees it), or
+// NULL if there was no memory for one.
+LanesumStatus ls_message(LanesumStatus status, char **msg) {
+	if (status != LANESUM_OK) *msg = strdup(lanesum_last_error());
 	return status;
 }
 
 LanesumStatus ls_algorithm(const char *name, LanesumAlgorithm *out, size_t *digest_len,
-		size_t *block_len, char *msg, size_t cap) {
+		size_t *block_len, char **msg) {
 	LanesumStatus s = lanesum_algorithm(name, out);
 	if (s == LANESUM_OK) s = lanesum_algorithm_digest_len(*out, digest_len);
 	if (s == LANESUM_OK) s = lanesum_algorithm_block_len(*out, block_len);
-	return ls_message(s, msg, cap);
+	return ls_message(s, msg);
 }
 
 // Two pieces (gathered writes, then a new one) in one call.
@@ -54,17 +51,17 @@ LanesumStatus ls_finish(LanesumHasher h, const uint8_t *tail, size_t tlen, uint8
 
 // An engine hasher (engine 0: the global one) or a multi hasher (count > 0).
 LanesumStatus ls_engine_hasher(uint64_t engine, const LanesumAlgorithm *algs, size_t count,
-		int multi, LanesumHasher *out, char *msg, size_t cap) {
+		int multi, LanesumHasher *out, char **msg) {
 	LanesumEngine e = {engine};
 	if (engine == 0) e = lanesum_engine_global();
 	LanesumStatus s = multi ? lanesum_multi_hasher_new(e, algs, count, out)
 	                  : lanesum_lane_hasher_new(e, algs[0], out);
-	return ls_message(s, msg, cap);
+	return ls_message(s, msg);
 }
 
 LanesumStatus ls_hash_many(LanesumAlgorithm alg, const LanesumSlice *msgs, size_t count,
-		uint8_t *out, size_t cap, int32_t parallel, char *msg, size_t mcap) {
-	return ls_message(lanesum_hash_many(alg, msgs, count, out, cap, parallel), msg, mcap);
+		uint8_t *out, size_t cap, int32_t parallel, char **msg) {
+	return ls_message(lanesum_hash_many(alg, msgs, count, out, cap, parallel), msg);
 }
 
 // The digests of one short message under each of n algorithms, one after the other.
@@ -82,6 +79,6 @@ LanesumStatus ls_hash_each(const LanesumAlgorithm *algs, size_t n, const uint8_t
 
 // lanesum_hasher_update_many with its message.
 LanesumStatus ls_update_many(const LanesumHasher *hashers, const LanesumSlice *data,
-		size_t count, char *msg, size_t mcap) {
-	return ls_message(lanesum_hasher_update_many(hashers, data, count), msg, mcap);
+		size_t count, char **msg) {
+	return ls_message(lanesum_hasher_update_many(hashers, data, count), msg);
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 // oracles are Go's own implementations of the algorithms lanesum shares with crypto/*
@@ -139,6 +140,15 @@ func TestErrors(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || !strings.Contains(e.Message, "md4") || e.Code != 2 {
 		t.Fatalf("New(md4) error = %v", err)
+	}
+	// Messages come whole, however long: the unknown name's lists every known one, and a
+	// long name of multibyte characters stays valid UTF-8.
+	if last := Algorithms()[len(Algorithms())-1]; !strings.Contains(e.Message, strings.Split(last, "[")[0]) {
+		t.Errorf("New(md4) error lacks %q: %v", last, err)
+	}
+	long := strings.Repeat("€", 300)
+	if _, err := New(long); err == nil || !strings.Contains(err.Error(), long) || !utf8.ValidString(err.Error()) {
+		t.Errorf("New(long name) error = %q", err)
 	}
 	if _, err := NewMultiHash("sha256", "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("NewMultiHash(nope) error = %v", err)
@@ -285,6 +295,19 @@ func TestLaneHash(t *testing.T) {
 	}
 	srv.Close()
 	h.Close()
+	// Hashers made before Close stay usable, also those that reach the engine only after.
+	srv = must(NewEngine("md5"))
+	early, late := srv.NewHash(), srv.NewHash()
+	early.Write(make([]byte, 200))
+	srv.Close()
+	late.Write(make([]byte, 200))
+	want := md5.Sum(make([]byte, 200))
+	for _, h := range []Hasher{early, late} {
+		if !bytes.Equal(h.Sum(nil), want[:]) {
+			t.Error("a hasher of a closed NewEngine differs")
+		}
+		h.Close()
+	}
 }
 
 // Concurrent SHA-3 streams: their sponges share the engine's lanes.

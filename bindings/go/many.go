@@ -41,10 +41,9 @@ func HashMany(name string, msgs [][]byte) ([][]byte, error) {
 	if total >= parallelFrom {
 		par = 1
 	}
-	var msg msgBuf
-	mp, mc := msg.ptr()
+	var msg cMsg
 	st := C.ls_hash_many(a.id, &descs[0], C.size_t(len(msgs)),
-		(*C.uint8_t)(unsafe.Pointer(&digests[0])), C.size_t(len(digests)), par, mp, mc)
+		(*C.uint8_t)(unsafe.Pointer(&digests[0])), C.size_t(len(digests)), par, msg.ptr())
 	if err := errorOf(st, &msg); err != nil {
 		return nil, err
 	}

@@ -74,14 +74,20 @@ func writeTo[T any](owner *T, s *stream, cleanup *runtime.Cleanup, p []byte) {
 
 func (s *stream) create() {
 	var st C.LanesumStatus
-	var m msgBuf
-	mp, mc := m.ptr()
+	var m cMsg
 	switch s.kind {
 	case plain:
 		st = C.LanesumStatus(C.lanesum_hasher_new(s.alg, &s.h))
 	default:
 		algs, n := s.algsPtr()
-		st = C.ls_engine_hasher(C.uint64_t(s.engine), algs, n, C.int(s.kind-lane), &s.h, mp, mc)
+		st = C.ls_engine_hasher(C.uint64_t(s.engine), algs, n, C.int(s.kind-lane), &s.h, m.ptr())
+		if st == C.LANESUM_ERR_HANDLE && s.engine != 0 {
+			// The stream's Server was closed before the stream reached its engine: its
+			// hashers stay usable (see server.Close), so this one joins the global engine.
+			m.take()
+			s.engine = 0
+			st = C.ls_engine_hasher(0, algs, n, C.int(s.kind-lane), &s.h, m.ptr())
+		}
 	}
 	if err := errorOf(st, &m); err != nil {
 		panic(err)
