@@ -71,6 +71,21 @@ fn mapping_streams(streams: usize, map_len: usize) -> usize {
     memory::within_address_space(streams * map_len, 4, 0) / map_len
 }
 
+/// Streams per worker (of `per` wanted, for `workers`) whose windows fit the address
+/// space: all of them, or under a `ulimit -v` as many as half of what is left holds,
+/// `maps` of them mapping `map_len` bytes and the others each reading into a
+/// [`READ_CHUNK`] buffer; at least one per worker. Without this, 150 files of 1 MiB
+/// under `ulimit -v 81920` grew 128 read buffers into all the space there was, and the
+/// next small allocation (a hasher, a line of output) aborted the run.
+fn streams_that_fit(workers: usize, per: usize, maps: usize, map_len: usize) -> usize {
+    let streams = workers * per;
+    let mapped = maps.min(streams) * map_len;
+    let want = mapped + (streams - maps.min(streams)) * READ_CHUNK;
+    let room = memory::within_address_space(want, 2, 0).saturating_sub(mapped);
+    let fit = maps.min(streams) + room / READ_CHUNK;
+    (fit / workers.max(1)).clamp(1, per.max(1))
+}
+
 /// Below this many big files per thread, a set of several algorithms is hashed as one
 /// stream per file and algorithm (where streams move, see [`mover`]), taken in order of
 /// algorithm, so that each worker runs many chains of one algorithm. MD5 and SHA-2 are
@@ -244,6 +259,7 @@ pub(crate) fn hash_side_by_side(
     let per = streams.min(group).div_ceil(workers);
     let map_len = map_len(workers * per);
     let maps = mapping_streams(workers * per, map_len);
+    let per = streams_that_fit(workers, per, maps, map_len);
     let done: Vec<Vec<Done>> = if moving {
         // Largest first: the small files fill the lanes the large ones leave, rather
         // than one file running alone long.
