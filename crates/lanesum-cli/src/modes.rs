@@ -16,9 +16,11 @@
 //!   `lanesum::modes::s3_checksum`).
 //!
 //! A regular file is read whole (mapped when large); standard input, FIFOs, devices and
-//! large files that may not be mapped are read 64 MiB of blocks at a time, so memory
-//! stays bounded. Blocks are hashed through the SIMD lanes on every core
-//! (`lanesum::modes`).
+//! large files that may not be mapped are read up to 64 MiB of blocks at a time (less
+//! under a `ulimit -v`), into a buffer that grows with what comes, so memory stays
+//! bounded and a short input takes little. Blocks larger than that, and S3 parts, are
+//! streamed through hashers. A buffer that can't be had is an error on that input, never
+//! an abort. Blocks are hashed through the SIMD lanes on every core (`lanesum::modes`).
 
 use std::ffi::OsString;
 use std::io::{self, Read};
@@ -26,24 +28,30 @@ use std::os::unix::ffi::OsStrExt;
 
 use lanesum::modes::{S3Algorithm, S3ChecksumType};
 use lanesum::{hash_many_par, modes, Algorithm, Digest, MultiHasher};
-use lanesum_files::{by_input, open_source, read_full, Contents, Input, Source};
+use lanesum_files::{
+    by_input, open_source, read_chunk, within_address_space, Contents, Input, Source,
+};
 
 use crate::options::{Mode, Options};
 use crate::output;
 use crate::report::Reporter;
 
-/// Inputs that are not regular files are hashed this many bytes (whole blocks) at a time,
-/// so memory stays bounded however much standard input brings.
+/// Inputs that are not regular files are hashed at most this many bytes (whole blocks) at
+/// a time, so memory stays bounded however much standard input brings.
 const STREAM_CHUNK: usize = 64 << 20;
+/// The buffer a block or part larger than a chunk is streamed through, at most.
+const PIECE_BUF: usize = 1 << 20;
 /// Most blocks hashed at a time (per input read whole, or per chunk of a stream): their
 /// digests and lines take ~190 bytes each, 12 MiB at this count, where all the blocks of a
 /// 100 MiB file of 64-byte blocks took 400 MB.
 const CHUNK_BLOCKS: usize = 1 << 16;
 
 /// Bytes of `size`-byte blocks taken at a time: at most [`STREAM_CHUNK`] bytes and
-/// [`CHUNK_BLOCKS`] blocks (less than a block if blocks are larger than that).
+/// [`CHUNK_BLOCKS`] blocks, and under a `ulimit -v` at most a quarter of the address
+/// space left (less than a block if blocks are larger than that: then each block is
+/// streamed).
 fn chunk_len(size: usize) -> usize {
-    STREAM_CHUNK.min(CHUNK_BLOCKS.saturating_mul(size))
+    within_address_space(STREAM_CHUNK.min(CHUNK_BLOCKS.saturating_mul(size)), 4, 0)
 }
 
 /// Run one mode over every input; returns the exit status.
@@ -151,16 +159,27 @@ fn streamed(
             rep.write(&out);
         }
         Mode::S3(part) => {
-            // Whole parts at a time (one part, when parts are larger than a chunk).
             let mut acc = S3Sums::new(&opts.s3_algs);
-            let mut buf = vec![0u8; (STREAM_CHUNK / part).max(1) * part];
+            let chunk = chunk_len(part);
             let mut r = r;
-            loop {
-                let n = read_full(&mut r, &mut buf)?;
-                acc.add(&buf[..n].chunks(part).collect::<Vec<_>>());
-                if n < buf.len() {
-                    break;
+            let mut buf = Vec::new();
+            if part <= chunk {
+                // Whole parts at a time, each hashed on a core of its own.
+                let step = chunk / part * part;
+                loop {
+                    let n = read_chunk(&mut r, &mut buf, step)?;
+                    acc.add(&buf[..n].chunks(part).collect::<Vec<_>>());
+                    if n < step {
+                        break;
+                    }
                 }
+            } else {
+                // A part at a time through the hashers of every value it gives.
+                let mut algs = vec![Algorithm::Md5];
+                algs.extend(opts.s3_algs.iter().map(|a| a.algorithm()));
+                stream_pieces(r, &algs, part, chunk, &mut buf, |len, ds| {
+                    acc.add_sums(len, ds);
+                })?;
             }
             acc.push_lines(&mut out, name, opts.style.zero);
             rep.write(&out);
@@ -194,26 +213,44 @@ fn stream_blocks(
     mut emit: impl FnMut(usize, &[Digest]),
 ) -> io::Result<()> {
     let mut index = 0;
+    let mut buf = Vec::new();
     if size <= chunk {
-        let mut buf = vec![0u8; chunk / size * size];
+        let step = chunk / size * size;
         loop {
-            let n = read_full(&mut r, &mut buf)?;
+            let n = read_chunk(&mut r, &mut buf, step)?;
             for ds in blocks(algs, &buf[..n], size) {
                 emit(index, &ds);
                 index += 1;
             }
-            if n < buf.len() {
+            if n < step {
                 return Ok(());
             }
         }
     }
-    let mut buf = vec![0u8; chunk.min(1 << 20)];
+    stream_pieces(r, algs, size, chunk, &mut buf, |_, ds| {
+        emit(index, ds);
+        index += 1;
+    })
+}
+
+/// Each `size`-byte piece of `r` (the last may be shorter; none if `r` is empty) streamed
+/// through a [`MultiHasher`] of `algs`, through `buf` grown to at most `chunk` bytes (and
+/// [`PIECE_BUF`]): `emit(length, digests)` in order.
+fn stream_pieces(
+    mut r: impl Read,
+    algs: &[Algorithm],
+    size: usize,
+    chunk: usize,
+    buf: &mut Vec<u8>,
+    mut emit: impl FnMut(u64, &[Digest]),
+) -> io::Result<()> {
+    let step = chunk.clamp(1, PIECE_BUF);
     loop {
         let mut h = MultiHasher::new(algs);
         let mut got = 0;
         while got < size {
-            let want = (size - got).min(buf.len());
-            let n = read_full(&mut r, &mut buf[..want])?;
+            let want = (size - got).min(step);
+            let n = read_chunk(&mut r, buf, want)?;
             h.update(&buf[..n]);
             got += n;
             if n < want {
@@ -223,8 +260,7 @@ fn stream_blocks(
         if got == 0 {
             return Ok(());
         }
-        emit(index, &h.finalize());
-        index += 1;
+        emit(got as u64, &h.finalize());
         if got < size {
             return Ok(());
         }
@@ -248,6 +284,16 @@ impl S3Sums {
             sums: vec![Vec::new(); algs.len()],
             lens: Vec::new(),
         }
+    }
+
+    /// A part streamed through hashers: its length, then its MD5 and each algorithm's
+    /// checksum, in the order of `algs`.
+    fn add_sums(&mut self, len: u64, digests: &[Digest]) {
+        self.md5s.push(digests[0].clone());
+        for (sums, d) in self.sums.iter_mut().zip(&digests[1..]) {
+            sums.push(d.clone());
+        }
+        self.lens.push(len);
     }
 
     /// The next parts, each hashed on every core.
@@ -355,6 +401,36 @@ mod tests {
                         assert_eq!(have, want, "{a} len {len} size {size} chunk {chunk}");
                     }
                 }
+            }
+        }
+    }
+
+    /// S3 parts streamed through hashers (parts larger than a chunk) give the lines of
+    /// the same parts held whole.
+    #[test]
+    fn streamed_s3_parts_match_whole() {
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i * 13 + i / 97) as u8).collect();
+        let s3 = S3Algorithm::ALL;
+        let mut algs = vec![Algorithm::Md5];
+        algs.extend(s3.iter().map(|a| a.algorithm()));
+        for len in [0usize, 1, 7777, 7778, 50_000] {
+            for part in [1000usize, 7777] {
+                let mut whole = S3Sums::new(&s3);
+                whole.add(&data[..len].chunks(part).collect::<Vec<_>>());
+                let mut streamed = S3Sums::new(&s3);
+                let mut buf = Vec::new();
+                stream_pieces(&data[..len], &algs, part, 999, &mut buf, |n, ds| {
+                    streamed.add_sums(n, ds)
+                })
+                .unwrap();
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                whole.push_lines(&mut a, &"f".into(), false);
+                streamed.push_lines(&mut b, &"f".into(), false);
+                assert_eq!(
+                    String::from_utf8(b).unwrap(),
+                    String::from_utf8(a).unwrap(),
+                    "len {len} part {part}"
+                );
             }
         }
     }

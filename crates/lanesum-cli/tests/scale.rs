@@ -5,8 +5,9 @@
 mod common;
 
 use std::fs;
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use lanesum::{hash, Algorithm};
 
@@ -83,21 +84,32 @@ fn thread_counts_are_checked_and_lanesum_only() {
 
 /// `lanesum ARGS` under `ulimit -v KIB` (bash's), in `dir`.
 fn limited(dir: &Path, kib: u32, args: &[&str]) -> Option<Output> {
+    limited_with_stdin(dir, kib, args, b"")
+}
+
+/// [`limited`], with `stdin` on standard input (a pipe).
+fn limited_with_stdin(dir: &Path, kib: u32, args: &[&str], stdin: &[u8]) -> Option<Output> {
     let bash = ["/bin/bash", "/usr/bin/bash"]
         .into_iter()
         .find(|b| Path::new(b).exists())?;
     let script = format!("ulimit -v {kib} && exec \"$0\" \"$@\"");
-    Some(
-        Command::new(bash)
-            .arg("-c")
-            .arg(script)
-            .arg(BIN)
-            .args(args)
-            .current_dir(dir)
-            .env_remove("LANESUM_ISA")
-            .output()
-            .unwrap(),
-    )
+    let mut child = Command::new(bash)
+        .arg("-c")
+        .arg(script)
+        .arg(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("LANESUM_ISA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    // A failed write (the child ended first) shows in its output.
+    let _ = pipe.write_all(stdin);
+    drop(pipe);
+    Some(child.wait_with_output().unwrap())
 }
 
 /// A 3-byte file under 200 MiB of address space: md5sum works there, and so does
@@ -142,6 +154,31 @@ fn many_big_files_under_an_address_space_limit() {
         assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{j}");
         assert_eq!(o.status.code(), Some(0), "{j}");
         assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{j}");
+    }
+}
+
+/// The whole-input modes over three bytes of standard input under 64 MiB of address
+/// space, and S3 parts larger than any buffer: each prints what it prints for the same
+/// bytes in a file. They took a 64 MiB buffer (a whole part for `--s3`) up front and
+/// aborted.
+#[test]
+fn modes_on_standard_input_under_an_address_space_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("-"), b"abc").unwrap();
+    for args in [
+        &["--etag", "8M"][..],
+        &["--blocks", "1K", "-a", "md5,sha256"],
+        &["--torrent-pieces", "256K"],
+        &["--s3"],
+        &["--s3=64G", "-a", "crc32,crc32c,crc64nvme,sha1,sha256"],
+    ] {
+        let want = ok(dir.path(), &[args, &["./-"]].concat()).replace("./-", "-");
+        let Some(o) = limited_with_stdin(dir.path(), 65536, args, b"abc") else {
+            return;
+        };
+        assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{args:?}");
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{args:?}");
     }
 }
 

@@ -45,7 +45,8 @@
 //! The lower-level pieces the command uses are public too: [`jobs`] (operands to
 //! [`Job`]s, walking directories, with [`Found`] counters for a progress bar),
 //! [`hash_jobs`] and [`hash_inputs`] (the pipeline), [`hash_reader`] (one stream),
-//! [`open_source`] (whole inputs for per-block modes), [`read_list`] (`--files-from`),
+//! [`open_source`] (whole inputs for per-block modes, with [`read_chunk`] and
+//! [`within_address_space`] to size what they read), [`read_list`] (`--files-from`),
 //! and [`manifest`]: the lines of checksum files (`sha256sum -c`'s), which the command's
 //! `--check` and the language bindings' `check` read alike.
 
@@ -78,10 +79,11 @@ use lanesum::Algorithm;
 pub use hashed::{by_input, Hashed, HashedFile};
 pub use input::{open_operand, stdin_file, Input, Job};
 pub use mapped::install_sigbus_handler;
+pub use memory::within_address_space;
 pub use options::Options;
 pub use pipeline::{hash_inputs, hash_jobs, reserve_descriptors, Pipeline};
 pub use source::{open_source, Contents, Source};
-pub use stream::{hash_reader, read_full, CHUNK};
+pub use stream::{hash_reader, read_chunk, read_full, CHUNK};
 pub use walk::{jobs, read_list, reads_stdin, ExcludeError, Found, Jobs};
 
 /// Hash `paths` (files, `-` for standard input, and with [`Options::recursive`] the

@@ -30,8 +30,10 @@ pub(crate) fn address_space_left() -> Option<usize> {
 }
 
 /// `want` bytes, or less where the address space left (see [`address_space_left`])
-/// is short: at most `left / share` then, and at least `floor`.
-pub(crate) fn within_address_space(want: usize, share: usize, floor: usize) -> usize {
+/// is short: at most `left / share` then, and at least `floor`. How large a buffer to
+/// ask for under a `ulimit -v`, so that it leaves room for the allocations after it
+/// (most of which abort when refused).
+pub fn within_address_space(want: usize, share: usize, floor: usize) -> usize {
     match address_space_left() {
         Some(left) => want.min(left / share.max(1)).max(floor),
         None => want.max(floor),

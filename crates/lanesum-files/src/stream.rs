@@ -39,6 +39,27 @@ pub fn read_full(mut r: impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
+/// Read up to `max` bytes of `r` into `buf`, from its start; returns how many (fewer only
+/// at the end of the input). `buf` grows as the bytes come, doubling from 64 KiB, so a
+/// short input never reserves `max` (three bytes of standard input took a 64 MiB chunk,
+/// and aborted under `ulimit -v 65536`). A growth that can't be had is an
+/// [`io::ErrorKind::OutOfMemory`] error; `buf` is kept (and never shrinks) for the next
+/// chunk. Size `max` with [`within_address_space`](crate::within_address_space).
+pub fn read_chunk(mut r: impl Read, buf: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    let mut n = 0;
+    while n < max {
+        if n == buf.len() {
+            memory::grow_to(buf, (n.max(32 << 10) * 2).min(max))?;
+        }
+        let end = buf.len().min(max);
+        match read_once(&mut r, &mut buf[n..end])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
 /// One read() into `buf`, retried if interrupted.
 pub(crate) fn read_once(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {

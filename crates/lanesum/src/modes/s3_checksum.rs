@@ -104,6 +104,18 @@ impl S3Algorithm {
         }
     }
 
+    /// The algorithm whose digest (`lanesum::hash`, a `Hasher`) is this checksum, its
+    /// bytes as S3's: for a part streamed through a hasher rather than held whole.
+    pub fn algorithm(self) -> Algorithm {
+        match self {
+            S3Algorithm::Crc32 => Algorithm::Crc32,
+            S3Algorithm::Crc32c => Algorithm::Crc32c,
+            S3Algorithm::Crc64Nvme => Algorithm::Crc64Nvme,
+            S3Algorithm::Sha1 => Algorithm::Sha1,
+            S3Algorithm::Sha256 => Algorithm::Sha256,
+        }
+    }
+
     /// The checksum of one buffer, big-endian bytes.
     fn one(self, data: &[u8]) -> Digest {
         match (self.crc(), self) {
@@ -307,6 +319,13 @@ mod tests {
             let d = alg.one(b"123456789");
             assert_eq!(S3Algorithm::crc_value(&d), want, "{alg}");
             assert_eq!(d.len(), alg.digest_len());
+        }
+        // The hasher a part is streamed through gives the same bytes.
+        let data = random(3000, 7);
+        for alg in S3Algorithm::ALL {
+            for d in [&data[..0], &data[..1], &data[..]] {
+                assert_eq!(crate::hash(alg.algorithm(), d), alg.one(d), "{alg}");
+            }
         }
     }
 
