@@ -161,11 +161,11 @@ fn run_speed(args: Vec<OsString>) -> i32 {
     }
 }
 
-/// Start rayon's global pool (`threads`: 0 for its default size) once the options are
-/// read, so that a process limit on threads is reported rather than panicking where the
-/// pool is first used.
+/// Start rayon's global pool (`threads`: 0 for its default size, at most
+/// `lanesum_files::most_threads`) once the options are read, so that a process limit on
+/// threads is reported rather than panicking where the pool is first used.
 fn start_threads(threads: usize) -> Result<(), rayon::ThreadPoolBuildError> {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(threads.min(lanesum_files::most_threads()))
         .build_global()
 }

@@ -80,7 +80,7 @@ pub use hashed::{by_input, Hashed, HashedFile};
 pub use input::{open_operand, stdin_file, Input, Job};
 pub use mapped::install_sigbus_handler;
 pub use memory::within_address_space;
-pub use options::Options;
+pub use options::{most_threads, Options};
 pub use pipeline::{hash_inputs, hash_jobs, reserve_descriptors, Pipeline};
 pub use source::{open_source, Contents, Source};
 pub use stream::{hash_reader, read_chunk, read_full, CHUNK};
@@ -189,6 +189,43 @@ mod tests {
             let h = f.result.as_ref().unwrap();
             assert_eq!(h.digests, [lanesum::hash(Algorithm::Sha1, b"x")]);
         }
+    }
+
+    /// Without `dash_is_stdin`, `-` is the file of that name (as a file or as a directory
+    /// walked), never standard input.
+    #[test]
+    fn dash_is_a_file_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("-"), b"dash").unwrap();
+        fs::create_dir(dir.path().join("d")).unwrap();
+        fs::create_dir(dir.path().join("d/-")).unwrap();
+        fs::write(dir.path().join("d/-/f"), b"f").unwrap();
+        for recursive in [false, true] {
+            let opts = Options {
+                dash_is_stdin: false,
+                recursive,
+                ..opts()
+            };
+            let jobs = walk::jobs(vec!["-".into()], &opts).unwrap();
+            let inputs: Vec<Input> = jobs.map(|j| j.input.unwrap()).collect();
+            assert_eq!(inputs, [Input::Path("-".into())], "recursive {recursive}");
+        }
+        let opts = Options {
+            dash_is_stdin: false,
+            recursive: true,
+            ..opts()
+        };
+        let p = dir.path().join("-");
+        let got: Vec<HashedFile> =
+            hash_paths([&p, &dir.path().join("d")], &[Algorithm::Md5], &opts)
+                .unwrap()
+                .collect();
+        assert_eq!(got.len(), 2);
+        assert_eq!(
+            got[0].result.as_ref().unwrap().digests,
+            [lanesum::hash(Algorithm::Md5, b"dash")]
+        );
+        assert_eq!(got[1].path, dir.path().join("d/-/f").into_os_string());
     }
 
     /// A bad glob is the one error before anything is read; no algorithm gives sizes.

@@ -292,7 +292,7 @@ impl<I: Iterator<Item = Job>> Pipeline<I> {
         let pool = (opts.threads > 0)
             .then(|| {
                 rayon::ThreadPoolBuilder::new()
-                    .num_threads(opts.threads)
+                    .num_threads(opts.threads.min(crate::options::most_threads()))
                     .thread_name(|i| format!("lanesum-{i}"))
                     .build()
                     .ok()

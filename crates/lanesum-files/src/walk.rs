@@ -148,12 +148,8 @@ fn walk(
     if !opts.recursive {
         found.jobs.store(operands.len() as u64, Ordering::Relaxed);
         found.complete.store(true, Ordering::Relaxed);
-        let stdin_consumed = opts.stdin_consumed;
-        return Box::new(
-            operands
-                .into_iter()
-                .map(move |op| operand_job(op, stdin_consumed)),
-        );
+        let opts = opts.clone();
+        return Box::new(operands.into_iter().map(move |op| operand_job(op, &opts)));
     }
     let (tx, rx) = sync_channel::<Job>(AHEAD);
     let opts = opts.clone();
@@ -199,8 +195,12 @@ fn walk(
 }
 
 /// The job of an operand hashed as named.
-fn operand_job(op: OsString, stdin_consumed: bool) -> Job {
-    if stdin_consumed && op == "-" {
+fn operand_job(op: OsString, opts: &Options) -> Job {
+    if !opts.dash_is_stdin {
+        let path = Input::Path(op.clone());
+        return Job::new(op, Ok(path));
+    }
+    if opts.stdin_consumed && op == "-" {
         // The command's words: --files-from is what reads standard input first.
         let err = io::Error::other("standard input was read for --files-from");
         return Job::new(op, Err(err));
@@ -216,8 +216,8 @@ fn walk_operand(
     send: &dyn Fn(Job) -> bool,
 ) -> bool {
     // Anything but a directory is hashed as named, as without -r.
-    if op == "-" || !std::fs::metadata(&op).is_ok_and(|m| m.is_dir()) {
-        return send(operand_job(op, opts.stdin_consumed));
+    if (op == "-" && opts.dash_is_stdin) || !std::fs::metadata(&op).is_ok_and(|m| m.is_dir()) {
+        return send(operand_job(op, opts));
     }
     let root_len = op.len();
     let walker = WalkDir::new(&op)

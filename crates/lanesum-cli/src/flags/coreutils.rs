@@ -102,6 +102,7 @@ pub fn parse(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -
                 .flatten()
                 .map(|v| v.map(|s| s.to_string_lossy().into_owned()).collect())
                 .unwrap_or_default(),
+            dash_is_stdin: true,
             stdin_consumed: false,
             mmap: mmap_allowed(),
             // `-j` sizes the global pool the pipeline runs on (see `main`).
