@@ -49,8 +49,9 @@ def _names() -> frozenset[str]:
 #: spellings of them, hashlib's ``shake_128`` and ``shake_256`` among them); ``new`` also
 #: takes lengths (``blake2b-256``) and aliases (``SHA-256``).
 algorithms_available: frozenset[str] = _names()
-#: The same set: every algorithm is built in, on every platform.
-algorithms_guaranteed: frozenset[str] = algorithms_available
+#: Every algorithm is built in, on every platform; as hashlib's, these are the names that
+#: are also constructors of the module (``getattr(lanesum, name)``).
+algorithms_guaranteed: frozenset[str] = frozenset(_CONSTRUCTORS) | {"blake2b", "blake2s", "blake3"}
 
 
 def hash_array(array: Any, name: str, hex: bool = False) -> Any:

@@ -34,7 +34,13 @@ class Constructor:
     """hashlib-style constructor of one algorithm (lanesum.sha256, lanesum.md5, ...)."""
 
     __name__: str
-    def __call__(self, data: Buffer | None = None, *, usedforsecurity: bool = True) -> Hash: ...
+    def __call__(
+        self,
+        data: Buffer | None = None,
+        *,
+        usedforsecurity: bool = True,
+        string: Buffer | None = None,
+    ) -> Hash: ...
 
 # One Constructor per algorithm the library has (hashlib spelling); the list grows with
 # the library, see algorithms_available.

@@ -6,7 +6,11 @@ import array
 import hashlib
 import io
 import mmap
+import os
+import pickle
+import signal
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -29,7 +33,10 @@ def test_constructors_cover_every_algorithm():
         ctor = getattr(lanesum, attr)
         assert ctor(b"abc").digest() == lanesum.new(name, b"abc").digest()
         assert attr in lanesum.__all__
-    assert lanesum.algorithms_guaranteed == lanesum.algorithms_available
+    # As hashlib's: guaranteed names are constructors too; every one is available.
+    assert lanesum.algorithms_guaranteed <= lanesum.algorithms_available
+    for name in lanesum.algorithms_guaranteed:
+        assert callable(getattr(lanesum, name)), name
 
 
 @pytest.mark.parametrize("name", ["md5", "sha1", "sha224", "sha256", "sha384", "sha512"])
@@ -113,8 +120,46 @@ def test_wrong_types_are_type_errors(bad):
         lanesum.sha256(bad)
     with pytest.raises(TypeError):
         lanesum.sha256().update(bad)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="item 1"):
         lanesum.hash_many("sha256", [b"x", bad])
+
+
+def test_unreadable_buffers_raise_as_hashlib(tmp_path):
+    """A released memoryview and a closed mmap are ValueErrors, as hashlib raises."""
+    view = memoryview(b"abc")
+    view.release()
+    p = tmp_path / "f"
+    p.write_bytes(DATA)
+    with open(p, "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    m.close()
+    for gone in (view, m):
+        with pytest.raises(ValueError):
+            hashlib.sha256(gone)
+        with pytest.raises(ValueError):
+            lanesum.sha256(gone)
+        with pytest.raises(ValueError):
+            lanesum.hash_many("sha256", [b"x", gone])
+
+
+def test_hashlib_keywords_and_pickling():
+    """hashlib's older `string=` keyword, ValueError for a negative digest_size, and
+    constructors pickled by reference (as multiprocessing passes them)."""
+    want = hashlib.sha256(b"abc").digest()
+    assert lanesum.sha256(string=b"abc").digest() == want
+    assert lanesum.new("sha256", string=b"abc").digest() == want
+    with pytest.raises(TypeError):
+        lanesum.sha256(b"abc", string=b"abc")
+    for size in (-1, 0, 65):
+        with pytest.raises(ValueError):
+            lanesum.blake2b(digest_size=size)
+    with pytest.raises(ValueError):
+        lanesum.blake2s(digest_size=-1)
+    with pytest.raises(ValueError):
+        lanesum.blake3(digest_size=-1)
+    for name in ("sha256", "md5", "shake_128", "sha512_256"):
+        ctor = getattr(lanesum, name)
+        assert pickle.loads(pickle.dumps(ctor)) is ctor
 
 
 def test_str_message_as_hashlib():
@@ -185,8 +230,14 @@ def test_blake3_modes_match_blake3_py():
         assert lanesum.blake3(data, max_threads=1).digest() == blake3.blake3(data).digest()
     assert lanesum.new("blake3", b"x", key=key).digest() == blake3.blake3(b"x", key=key).digest()
     assert lanesum.blake3(digest_size=64).digest_size == 64
+    assert lanesum.new("blake3", b"x", digest_size=64).digest() == blake3.blake3(b"x").digest(64)
     with pytest.raises(ValueError):
         lanesum.blake3(key=b"short")
+    # An empty key is a mistake, not the unkeyed hash (as blake3-py says).
+    with pytest.raises(ValueError, match="32 bytes"):
+        lanesum.blake3(b"msg", key=b"")
+    with pytest.raises(ValueError, match="32 bytes"):
+        lanesum.new("blake3", b"msg", key=b"")
     with pytest.raises(ValueError):
         lanesum.blake3(key=key, derive_key_context="x")
     with pytest.raises(TypeError):
@@ -278,6 +329,44 @@ def test_file_digest_matches_hashlib(tmp_path):
     assert lanesum.file_digest(io.BytesIO(b"abc"), "sha1").digest() == hashlib.sha1(b"abc").digest()
     with open(p) as f, pytest.raises(ValueError):
         lanesum.file_digest(f, "sha256")
+
+
+def _forked(child) -> int:
+    """Exit code of child() run in a forked process (0 for True), killed after 60 s."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork() with threads about
+        pid = os.fork()
+    if pid == 0:
+        signal.alarm(60)
+        try:
+            os._exit(0 if child() else 1)
+        finally:
+            os._exit(2)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork()")
+def test_parallel_calls_in_forked_children():
+    """After the parent used rayon's pool, a forked child (and its own child) still hashes
+    big batches, large BLAKE3 updates and MultiHasher streams: they waited forever for
+    the pool's threads, which a fork does not copy."""
+    msgs = [bytes([i % 251]) * (i % 100) for i in range(20_000)]
+    want = [hashlib.md5(m).digest() for m in msgs]
+    big = DATA * 100
+    b3 = lanesum.blake3(big, max_threads=1).digest()
+    assert lanesum.hash_many("md5", msgs) == want  # starts the pool in the parent
+    assert lanesum.blake3(big).digest() == b3
+
+    def work():
+        m = lanesum.MultiHasher(["md5", "sha256"])
+        m.update(big)
+        return (
+            lanesum.hash_many("md5", msgs) == want
+            and lanesum.blake3(big).digest() == b3
+            and m.hexdigest()["sha256"] == hashlib.sha256(big).hexdigest()
+        )
+
+    assert _forked(lambda: work() and _forked(work) == 0) == 0
 
 
 def test_shared_hash_object_from_threads():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pathlib
 import random
 
 import pytest
@@ -94,6 +95,19 @@ def test_bad_arguments(tree):
         lanesum.hash_files([root], threads=0)
     with pytest.raises(TypeError):
         lanesum.hash_files([root], progress=3)
+    # More threads than any machine uses are capped, not started (30,000 took minutes).
+    records = list(lanesum.hash_files([root / "a"], threads=100_000))
+    assert records[0].error is None
+
+
+def test_dash_is_a_file(tmp_path, monkeypatch):
+    """Paths are paths: "-" is the file of that name, never standard input."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_bytes(b"dash file")
+    for p in ("-", b"-", pathlib.Path("-")):
+        (rec,) = lanesum.hash_files([p])
+        assert rec.size == 9
+        assert rec.hexdigests["sha256"] == hashlib.sha256(b"dash file").hexdigest()
 
 
 def test_symlinks(tmp_path):

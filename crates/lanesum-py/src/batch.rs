@@ -1,11 +1,13 @@
 //! `hash_many`: a list of buffers through the library's SIMD lanes in one call.
 
 use lanesum::Algorithm;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use rayon::prelude::*;
 
 use crate::buffer::Bytes;
+use crate::forked;
 use crate::names::parse_algorithm;
 
 /// One message held for the batch: a bytes object read in place, or a view of any other
@@ -34,11 +36,11 @@ pub fn hash_many<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let alg = parse_algorithm(name)?;
     let mut held = Vec::new();
-    for item in buffers.try_iter()? {
+    for (i, item) in buffers.try_iter()?.enumerate() {
         let item = item?;
         held.push(match item.cast_into::<PyBytes>() {
             Ok(b) => Held::Bytes(b),
-            Err(e) => Held::View(Bytes::get(&e.into_inner())?),
+            Err(e) => Held::View(Bytes::get(&e.into_inner()).map_err(|e| at_item(py, i, e))?),
         });
     }
     let slices: Vec<&[u8]> = held.iter().map(Held::as_slice).collect();
@@ -54,6 +56,16 @@ pub fn hash_many<'py>(
 /// a group may hold before it is cut early.
 const GROUP: usize = 8192;
 const GROUP_BYTES: usize = 8 << 20;
+
+/// `e`, raised for item `i` of a batch, saying which item (a TypeError's message; other
+/// errors as they are).
+fn at_item(py: Python<'_>, i: usize, e: PyErr) -> PyErr {
+    if e.is_instance_of::<PyTypeError>(py) {
+        PyTypeError::new_err(format!("item {i}: {}", e.value(py)))
+    } else {
+        e
+    }
+}
 
 /// The digests of `msgs`, back to back (`digest_len` bytes each), over every core.
 ///
@@ -76,6 +88,10 @@ pub fn hex_digests_flat(alg: Algorithm, msgs: &[&[u8]]) -> Vec<u8> {
 }
 
 fn digests_as(alg: Algorithm, msgs: &[&[u8]], hex: bool) -> Vec<u8> {
+    forked::parallel(|| digests_on_pool(alg, msgs, hex))
+}
+
+fn digests_on_pool(alg: Algorithm, msgs: &[&[u8]], hex: bool) -> Vec<u8> {
     let size = alg.digest_len();
     let width = if hex { 2 * size } else { size };
     let mut out = vec![0u8; msgs.len() * width];

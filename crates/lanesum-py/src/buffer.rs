@@ -14,6 +14,8 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
+use crate::forked;
+
 /// CPython's `Py_buffer`.
 #[repr(C)]
 struct RawBuffer {
@@ -52,8 +54,9 @@ unsafe impl Send for Bytes {}
 unsafe impl Sync for Bytes {}
 
 impl Bytes {
-    /// The bytes of `obj`, or a TypeError (not a buffer; `str`, as hashlib says) or a
-    /// BufferError (not contiguous).
+    /// The bytes of `obj`, or a TypeError (not a buffer; `str`, as hashlib says), a
+    /// BufferError (not contiguous) or the exporter's own error (a released memoryview
+    /// or a closed mmap: ValueError, as hashlib raises).
     pub fn get(obj: &Bound<'_, PyAny>) -> PyResult<Bytes> {
         if obj.is_instance_of::<PyString>() {
             return Err(PyTypeError::new_err(
@@ -84,23 +87,24 @@ impl Bytes {
             // memoryview: BufferError); whether memoryview() takes the object tells a
             // non-contiguous buffer from no buffer at all.
             let py = obj.py();
-            let is_buffer = py
+            let view = py
                 .import("builtins")
                 .and_then(|b| b.getattr("memoryview"))
-                .and_then(|mv| mv.call1((obj,)))
-                .is_ok();
-            if is_buffer {
-                return Err(PyBufferError::new_err(format!(
+                .and_then(|mv| mv.call1((obj,)));
+            return Err(match view {
+                Ok(_) => PyBufferError::new_err(format!(
                     "lanesum needs a C-contiguous buffer; this {} is not ({}); copy it \
                      first, e.g. bytes(x) or numpy.ascontiguousarray(x)",
                     type_name(obj),
                     err.value(py)
-                )));
-            }
-            return Err(PyTypeError::new_err(format!(
-                "object supporting the buffer API required, not '{}'",
-                type_name(obj)
-            )));
+                )),
+                Err(e) if e.is_instance_of::<PyTypeError>(py) => PyTypeError::new_err(format!(
+                    "object supporting the buffer API required, not '{}'",
+                    type_name(obj)
+                )),
+                // A buffer that can't be read now: a released view, a closed mmap.
+                Err(_) => err,
+            });
         }
         Ok(Bytes { raw })
     }
@@ -160,16 +164,16 @@ pub fn with_bytes_from<R: Send>(
     if let Ok(b) = obj.cast::<PyBytes>() {
         let data = b.as_bytes();
         return Ok(if data.len() >= gil_min {
-            py.detach(|| f(data))
+            py.detach(|| forked::parallel(|| f(data)))
         } else {
-            f(data)
+            forked::parallel(|| f(data))
         });
     }
     let view = Bytes::get(obj)?;
     let data = view.as_slice();
     Ok(if data.len() >= gil_min {
-        py.detach(|| f(data))
+        py.detach(|| forked::parallel(|| f(data)))
     } else {
-        f(data)
+        forked::parallel(|| f(data))
     })
 }

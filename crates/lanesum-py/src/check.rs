@@ -18,6 +18,8 @@ use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use crate::forked;
+
 /// The result of `check`: `results` lists (name, status) per line in order, status
 /// `"OK"`, `"FAILED"` or the error that kept the file from being read; the counts as
 /// the command reports them. True when the check passed.
@@ -88,9 +90,11 @@ pub fn check(
             .map(|&i| OsString::from_vec(lines[i].name.clone()))
             .collect();
         let got: Vec<_> = py.detach(|| {
-            hash_paths(names, &[alg], &Options::default())
-                .map(|p| p.collect::<Vec<_>>())
-                .unwrap_or_default()
+            forked::parallel(|| {
+                hash_paths(names, &[alg], &Options::default())
+                    .map(|p| p.collect::<Vec<_>>())
+                    .unwrap_or_default()
+            })
         });
         for (&i, f) in idx.iter().zip(got) {
             status[i] = Some(f.result.map(|h| lines[i].matches(&h.digests[0])));

@@ -11,6 +11,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
+use crate::forked;
 use crate::names::parse_algorithm;
 
 /// One file's result: `path` (as given, or as found below a directory), `size` (bytes
@@ -103,7 +104,7 @@ impl FileHashes {
         let pool = &self.pool;
         let next = py.detach(|| match pool {
             Some(pool) => pool.install(|| pipeline.lock().next()),
-            None => pipeline.lock().next(),
+            None => forked::parallel(|| pipeline.lock().next()),
         });
         let Some(f) = next else { return Ok(None) };
         let rec = self.record(py, f)?;
@@ -156,7 +157,9 @@ pub fn algorithm_list(
 }
 
 /// `hash_files(paths, algorithms=("sha256",), recursive=False, follow_symlinks=False,
-/// threads=None, progress=None, exclude=())`.
+/// threads=None, progress=None, exclude=())`. Paths are paths: `-` is the file of that
+/// name, not standard input. `threads`: a pool of that many (at most 256, or twice the
+/// CPUs), else the global one.
 #[pyfunction]
 #[pyo3(signature = (paths, algorithms=None, recursive=false, follow_symlinks=false, threads=None, progress=None, exclude=None))]
 #[allow(clippy::too_many_arguments)]
@@ -201,14 +204,20 @@ pub fn hash_files(
     let pool = match threads {
         None => None,
         Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+        // At most lanesum_files::most_threads: rayon's start-up grows with the square of
+        // the threads (30,000 took minutes), here with the GIL released.
         Some(n) => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            py.detach(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.min(lanesum_files::most_threads()))
+                    .build()
+            })
+            .map_err(|e| PyValueError::new_err(e.to_string()))?,
         ),
     };
     let opts = Options {
+        // Paths are paths: `-` is the file of that name, not standard input.
+        dash_is_stdin: false,
         recursive,
         follow_links: follow_symlinks,
         excludes: exclude.unwrap_or_default(),

@@ -292,9 +292,15 @@ impl Constructor {
 
 #[pymethods]
 impl Constructor {
-    #[pyo3(signature = (data=None, *, usedforsecurity=true))]
-    fn __call__(&self, data: Option<&Bound<'_, PyAny>>, usedforsecurity: bool) -> PyResult<Hash> {
+    #[pyo3(signature = (data=None, *, usedforsecurity=true, string=None))]
+    fn __call__(
+        &self,
+        data: Option<&Bound<'_, PyAny>>,
+        usedforsecurity: bool,
+        string: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Hash> {
         let _ = usedforsecurity;
+        let data = data_or_string(data, string)?;
         match self.xof {
             Some(_) => Hash::xof(self.alg, data),
             None => Hash::plain(self.alg, data),
@@ -322,6 +328,26 @@ impl Constructor {
     fn __repr__(&self) -> String {
         format!("<lanesum constructor {}>", self.name())
     }
+
+    /// Pickled by reference, as hashlib's constructors are: `lanesum.<name>`, the
+    /// module attribute this constructor is.
+    fn __reduce__(&self) -> String {
+        self.name()
+    }
+}
+
+/// The message of a call given as `data` or as hashlib's older keyword `string` (CPython
+/// up to 3.13 names it so: `hashlib.sha256(string=b"..")`), not both.
+fn data_or_string<'a, 'py>(
+    data: Option<&'a Bound<'py, PyAny>>,
+    string: Option<&'a Bound<'py, PyAny>>,
+) -> PyResult<Option<&'a Bound<'py, PyAny>>> {
+    match (data, string) {
+        (Some(_), Some(_)) => Err(PyTypeError::new_err(
+            "'data' and 'string' are mutually exclusive",
+        )),
+        (d, s) => Ok(d.or(s)),
+    }
 }
 
 /// `new(name, data=b"", **kwargs)`: a hash object for any name the library parses
@@ -343,6 +369,8 @@ pub fn new(
     let name = name.to_cow()?;
     let mut kw = Kwargs::new(kwargs)?;
     kw.take_any("usedforsecurity")?;
+    let string = kw.take_any("string")?;
+    let data = data_or_string(data, string.as_ref())?;
     if let Some(alg) = hashlib_xof(&name) {
         kw.finish()?;
         return Hash::xof(alg, data);
@@ -350,9 +378,9 @@ pub fn new(
     let alg = parse_algorithm(&name)?;
     let hash = match alg.family_default() {
         Algorithm::Blake2b(_) | Algorithm::Blake2s(_) => {
-            let size = kw.take_usize("digest_size")?.unwrap_or(alg.digest_len());
+            let size = kw.take_isize("digest_size")?;
             let p = Blake2Params {
-                size,
+                size: size.unwrap_or(alg.digest_len() as isize),
                 key: kw.take_bytes("key")?,
                 salt: kw.take_bytes("salt")?,
                 person: kw.take_bytes("person")?,
@@ -362,7 +390,15 @@ pub fn new(
             return blake2(wide, p, data);
         }
         Algorithm::Blake3(_) => {
-            let key = kw.take_bytes("key")?;
+            let alg = match kw.take_isize("digest_size")? {
+                Some(size) => Algorithm::Blake3(blake3_size(size)?),
+                None => alg,
+            };
+            let key = kw.take_any("key")?;
+            let key = key
+                .as_ref()
+                .map(|k| with_bytes(k, <[u8]>::to_vec))
+                .transpose()?;
             let context = kw.take_string("derive_key_context")?;
             let max_threads = kw.take_isize("max_threads")?.unwrap_or(-1);
             kw.finish()?;
@@ -397,12 +433,6 @@ impl<'py> Kwargs<'py> {
         }
     }
 
-    fn take_usize(&mut self, key: &str) -> PyResult<Option<usize>> {
-        self.take_any(key)?
-            .map(|v| v.extract::<usize>())
-            .transpose()
-    }
-
     fn take_isize(&mut self, key: &str) -> PyResult<Option<isize>> {
         self.take_any(key)?
             .map(|v| v.extract::<isize>())
@@ -435,7 +465,8 @@ impl<'py> Kwargs<'py> {
 
 /// hashlib's BLAKE2 parameters that the library's hasher does not take.
 struct Blake2Params {
-    size: usize,
+    /// As given: out of range (negative too) is hashlib's ValueError.
+    size: isize,
     key: Vec<u8>,
     salt: Vec<u8>,
     person: Vec<u8>,
@@ -443,7 +474,7 @@ struct Blake2Params {
 
 impl Blake2Params {
     fn of(
-        size: usize,
+        size: isize,
         key: Option<&Bound<'_, PyAny>>,
         salt: Option<&Bound<'_, PyAny>>,
         person: Option<&Bound<'_, PyAny>>,
@@ -463,11 +494,14 @@ fn blake2(wide: bool, p: Blake2Params, data: Option<&Bound<'_, PyAny>>) -> PyRes
     } else {
         (32, "blake2s", 8)
     };
-    if !(1..=max).contains(&p.size) {
-        return Err(PyValueError::new_err(format!(
-            "{name}: digest_size must be between 1 and {max} bytes"
-        )));
-    }
+    let size = usize::try_from(p.size)
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{name}: digest_size must be between 1 and {max} bytes"
+            ))
+        })?;
     if p.key.len() > max {
         return Err(PyValueError::new_err(format!(
             "{name}: maximum key length is {max} bytes"
@@ -481,9 +515,9 @@ fn blake2(wide: bool, p: Blake2Params, data: Option<&Bound<'_, PyAny>>) -> PyRes
         }
     }
     let alg = if wide {
-        Algorithm::Blake2b(p.size as u8)
+        Algorithm::Blake2b(size as u8)
     } else {
-        Algorithm::Blake2s(p.size as u8)
+        Algorithm::Blake2s(size as u8)
     };
     if p.key.is_empty() && p.salt.is_empty() && p.person.is_empty() {
         return Hash::plain(alg, data);
@@ -492,7 +526,7 @@ fn blake2(wide: bool, p: Blake2Params, data: Option<&Bound<'_, PyAny>>) -> PyRes
     macro_rules! state {
         ($krate:ident) => {
             $krate::Params::new()
-                .hash_length(p.size)
+                .hash_length(size)
                 .key(&p.key)
                 .salt(&p.salt)
                 .personal(&p.person)
@@ -518,7 +552,7 @@ macro_rules! blake2_constructor {
         #[pyo3(signature = (data=None, *, digest_size=$size, key=None, salt=None, person=None, usedforsecurity=true))]
         pub fn $name(
             data: Option<&Bound<'_, PyAny>>,
-            digest_size: usize,
+            digest_size: isize,
             key: Option<&Bound<'_, PyAny>>,
             salt: Option<&Bound<'_, PyAny>>,
             person: Option<&Bound<'_, PyAny>>,
@@ -555,18 +589,13 @@ pub fn blake3(
     key: Option<&Bound<'_, PyAny>>,
     derive_key_context: Option<String>,
     max_threads: isize,
-    digest_size: usize,
+    digest_size: isize,
     usedforsecurity: bool,
 ) -> PyResult<Hash> {
     let _ = usedforsecurity;
-    if digest_size == 0 {
-        return Err(PyValueError::new_err(
-            "blake3: digest_size must be at least 1",
-        ));
-    }
-    let key = opt_bytes(key)?;
+    let key = key.map(|k| with_bytes(k, <[u8]>::to_vec)).transpose()?;
     blake3_hash(
-        Algorithm::Blake3(digest_size),
+        Algorithm::Blake3(blake3_size(digest_size)?),
         key,
         derive_key_context,
         max_threads,
@@ -574,9 +603,19 @@ pub fn blake3(
     )
 }
 
+/// A BLAKE3 `digest_size`: at least 1 (a ValueError otherwise, as hashlib's BLAKE2).
+fn blake3_size(size: isize) -> PyResult<usize> {
+    usize::try_from(size)
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| PyValueError::new_err("blake3: digest_size must be at least 1"))
+}
+
+/// A BLAKE3 hash object: keyed (`key`, which must then be 32 bytes, even if empty: an
+/// empty key is a mistake, not a request for the unkeyed hash), deriving a key, or plain.
 fn blake3_hash(
     alg: Algorithm,
-    key: Vec<u8>,
+    key: Option<Vec<u8>>,
     context: Option<String>,
     max_threads: isize,
     data: Option<&Bound<'_, PyAny>>,
@@ -586,21 +625,23 @@ fn blake3_hash(
             "blake3: max_threads must be -1 (automatic) or at least 1",
         ));
     }
-    let h = match (key.is_empty(), context) {
-        (false, Some(_)) => {
+    let h = match (key, context) {
+        (Some(_), Some(_)) => {
             return Err(PyValueError::new_err(
                 "blake3: key and derive_key_context cannot be used together",
             ))
         }
-        (false, None) => {
-            let key: [u8; 32] = key
-                .as_slice()
-                .try_into()
-                .map_err(|_| PyValueError::new_err("blake3: key must be exactly 32 bytes"))?;
+        (Some(key), None) => {
+            let key: [u8; 32] = key.as_slice().try_into().map_err(|_| {
+                PyValueError::new_err(format!(
+                    "blake3: key must be exactly 32 bytes, not {}",
+                    key.len()
+                ))
+            })?;
             ::blake3::Hasher::new_keyed(&key)
         }
-        (true, Some(ctx)) => ::blake3::Hasher::new_derive_key(&ctx),
-        (true, None) => ::blake3::Hasher::new(),
+        (None, Some(ctx)) => ::blake3::Hasher::new_derive_key(&ctx),
+        (None, None) => ::blake3::Hasher::new(),
     };
     let state = State::Blake3 {
         h: Box::new(h),

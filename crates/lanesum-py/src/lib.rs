@@ -10,6 +10,7 @@ mod buffer;
 mod batch;
 mod check;
 mod files;
+mod forked;
 mod hash_array;
 mod hash_object;
 mod names;
@@ -63,5 +64,6 @@ fn _lanesum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_array::hash_array, m)?)?;
     m.add_function(wrap_pyfunction!(files::hash_files, m)?)?;
     m.add_function(wrap_pyfunction!(check::check, m)?)?;
+    forked::register(m)?;
     Ok(())
 }

@@ -10,6 +10,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use crate::buffer::with_bytes_from;
 use crate::files::algorithm_list;
+use crate::forked;
 use crate::names::parse_algorithm;
 
 /// What the engine's two kinds of stream share: absorbing bytes, and finishing once.
@@ -79,17 +80,19 @@ impl<S: EngineStream> Stream<S> {
     /// The digest(s), with the GIL released: the stream ends on the first call.
     fn finish(&self, py: Python<'_>) -> S::Out {
         py.detach(|| {
-            let mut phase = self.0.lock();
-            if let Phase::Open(_) = &*phase {
-                let Phase::Open(s) = std::mem::replace(&mut *phase, Phase::Taken) else {
-                    unreachable!("open, checked above")
-                };
-                *phase = Phase::Done(s.finish());
-            }
-            match &*phase {
-                Phase::Done(d) => d.clone(),
-                _ => unreachable!("finished above"),
-            }
+            forked::parallel(|| {
+                let mut phase = self.0.lock();
+                if let Phase::Open(_) = &*phase {
+                    let Phase::Open(s) = std::mem::replace(&mut *phase, Phase::Taken) else {
+                        unreachable!("open, checked above")
+                    };
+                    *phase = Phase::Done(s.finish());
+                }
+                match &*phase {
+                    Phase::Done(d) => d.clone(),
+                    _ => unreachable!("finished above"),
+                }
+            })
         })
     }
 }
