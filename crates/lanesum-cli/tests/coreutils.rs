@@ -1019,3 +1019,21 @@ fn write_only_stdin_is_a_bad_descriptor() {
         );
     }
 }
+
+/// A bad `LANESUM_ISA` is refused with one message and status 2 (it was two messages:
+/// the library's warning that it would go on, then the refusal).
+#[test]
+fn a_bad_isa_override_is_one_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a"), b"abc").unwrap();
+    let o = common::Run::lanesum(dir.path())
+        .env("LANESUM_ISA", "bogus")
+        .args(["-a", "md5", "a"])
+        .output();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.stdout, b"");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "lanesum: LANESUM_ISA: unknown level 'bogus' (use portable, shani, avx2, avx512 or auto)\n"
+    );
+}

@@ -15,6 +15,7 @@
 
 use std::cell::Cell;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// Defines a token type: a zero-sized proof that the CPU has some instructions.
@@ -249,16 +250,13 @@ thread_local! {
     static FORCED: Cell<Option<Features>> = const { Cell::new(None) };
 }
 
+/// A bad `LANESUM_ISA` was reported: on standard error by [`active`], or to a program
+/// through [`try_active`] (which words it its own way: the command exits 2 after one
+/// message, not two).
+static REPORTED: AtomicBool = AtomicBool::new(false);
+
 fn process_level() -> &'static (Features, Option<IsaError>) {
-    ACTIVE.get_or_init(|| {
-        let (level, error) = resolve(std::env::var("LANESUM_ISA").ok(), Features::detect());
-        if let Some(e) = &error {
-            // Reported once, here; programs that want to refuse it call `try_active`
-            // first (the lanesum command exits 2).
-            eprintln!("lanesum: {e}; using {level}");
-        }
-        (level, error)
-    })
+    ACTIVE.get_or_init(|| resolve(std::env::var("LANESUM_ISA").ok(), Features::detect()))
 }
 
 /// The level a `LANESUM_ISA` value gives on `cpu`, and the error to report if it can't be
@@ -277,7 +275,10 @@ fn resolve(spec: Option<String>, cpu: Features) -> (Features, Option<IsaError>) 
 /// Programs call this once at start-up to refuse a bad override cleanly.
 pub fn try_active() -> Result<Features, IsaError> {
     match process_level() {
-        (_, Some(e)) => Err(e.clone()),
+        (_, Some(e)) => {
+            REPORTED.store(true, Ordering::Relaxed);
+            Err(e.clone())
+        }
         (f, None) => Ok(*f),
     }
 }
@@ -287,7 +288,15 @@ pub fn try_active() -> Result<Features, IsaError> {
 /// once on standard error and the part of it this CPU supports is used (the CPU's own
 /// level for an unknown word): never a panic.
 pub fn active() -> Features {
-    FORCED.get().unwrap_or_else(|| process_level().0)
+    FORCED.get().unwrap_or_else(|| {
+        let (level, error) = process_level();
+        if let Some(e) = error {
+            if !REPORTED.swap(true, Ordering::Relaxed) {
+                eprintln!("lanesum: {e}; using {level}");
+            }
+        }
+        *level
+    })
 }
 
 /// Runs `f` with `level` as [`active`] on this thread: every hasher, batch and engine it
