@@ -16,8 +16,7 @@ pub(crate) trait Word:
     Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
 {
     const BYTES: usize;
-    /// Truncating conversion, for tests that want random words.
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// Truncating conversion (a saved state's words, tests' random words).
     fn from_u64(x: u64) -> Self;
     /// The word as a `u64` (the Keccak state's words are `u64` already).
     fn to_u64(self) -> u64;

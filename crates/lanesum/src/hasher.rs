@@ -6,7 +6,7 @@ use std::io;
 use crate::families::{self, each, map, Each, OneOf};
 use crate::family::{Family, Kernels};
 use crate::isa::{self, Features};
-use crate::merkle_damgard::{self, MdHasher};
+use crate::merkle_damgard::{self, MdHasher, MdState};
 use crate::schedule;
 use crate::{Algorithm, Digest};
 
@@ -123,6 +123,30 @@ impl Hasher {
     /// The algorithm this hasher computes.
     pub fn algorithm(&self) -> Algorithm {
         self.alg
+    }
+
+    /// The state part way through the message, for MD5, SHA-1, the SHA-2 family and SM3
+    /// (`None` for the others): to save it and go on later with
+    /// [`from_md_state`](Hasher::from_md_state).
+    pub fn md_state(&self) -> Option<MdState> {
+        match &self.inner {
+            Inner::Md(h) => Some(each!(h, |_F, h| h.state())),
+            _ => None,
+        }
+    }
+
+    /// A hasher of `alg` going on from `state` (from [`md_state`](Hasher::md_state) of the
+    /// same algorithm, or decoded from another program's save). `None` if `alg` is not
+    /// MD5, SHA-1, SHA-2 or SM3, or `state` is not shaped as one of its states (see
+    /// [`MdState`]). Words are not checked further: any are a state some message reaches
+    /// as far as anyone can tell.
+    pub fn from_md_state(alg: Algorithm, state: &MdState) -> Option<Hasher> {
+        families::lookup(alg)?;
+        let mut h = Hasher::new(alg);
+        match &mut h.inner {
+            Inner::Md(m) => each!(m, |_F, m| m.resume(state)).then_some(h),
+            _ => None,
+        }
     }
 
     /// Start over: forget everything absorbed, as a new hasher of the same algorithm

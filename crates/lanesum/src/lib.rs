@@ -85,6 +85,7 @@ pub use bytes::Bytes;
 pub use digest::{hex_lower, hex_lower_into, Digest};
 pub use engine::{Engine, LaneHasher, MultiHasher};
 pub use hasher::{hash, Hasher};
+pub use merkle_damgard::MdState;
 #[cfg(feature = "digest")]
 pub use rustcrypto::{Md5, Sha1, Sha224, Sha256, Sha384, Sha512, Sha512_224, Sha512_256};
 pub use stream_batch::StreamBatch;

@@ -8,6 +8,31 @@ use crate::family::{Compress, Family, Word, MAX_BLOCK};
 use crate::sha3::family as sponge;
 use crate::Digest;
 
+/// A Merkle–Damgård hash (MD5, SHA-1, the SHA-2 family, SM3) part way through a message:
+/// all there is to save it and go on later, as a resumable upload does. It is what Go's
+/// `crypto/md5`, `crypto/sha1`, `crypto/sha256` and `crypto/sha512` hashes marshal
+/// (`encoding.BinaryMarshaler`), so the Go binding reads and writes their format.
+///
+/// ```
+/// use lanesum::{hash, Algorithm, Hasher};
+/// let mut h = Hasher::new(Algorithm::Sha256);
+/// h.update(b"hello ");
+/// let saved = h.md_state().unwrap();
+/// let mut resumed = Hasher::from_md_state(Algorithm::Sha256, &saved).unwrap();
+/// resumed.update(b"world");
+/// assert_eq!(resumed.finalize(), hash(Algorithm::Sha256, b"hello world"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MdState {
+    /// The chaining words (4 for MD5, 5 for SHA-1, 8 for the others), each widened to
+    /// 64 bits: the 32-bit families' fit the low half.
+    pub words: Vec<u64>,
+    /// The bytes of the block not yet compressed: `total % block size` of them.
+    pub pending: Vec<u8>,
+    /// Bytes absorbed in all (modulo 2^64).
+    pub total: u64,
+}
+
 /// Bytes of the padded final block(s) for a message ending in `tail_len < BLOCK` bytes:
 /// one block, or two when the 0x80 byte and the length field do not fit after the tail.
 pub(crate) fn padded_len<F: Family>(tail_len: usize) -> usize {
@@ -171,6 +196,33 @@ impl<F: Family> MdHasher<F> {
     /// Back to the empty message.
     pub(crate) fn reset(&mut self) {
         (self.state, self.buf_len, self.total) = (*self.iv, 0, 0);
+    }
+
+    /// Where the message stands: chaining words, the bytes of an unfinished block, length.
+    pub(crate) fn state(&self) -> MdState {
+        MdState {
+            words: self.state.as_ref().iter().map(|w| w.to_u64()).collect(),
+            pending: self.buf[..self.buf_len].to_vec(),
+            total: self.total,
+        }
+    }
+
+    /// Go on from `s` (see [`MdState`]); `false`, changing nothing, unless it has this
+    /// family's number of words, each fitting a word, and `total % BLOCK` pending bytes.
+    pub(crate) fn resume(&mut self, s: &MdState) -> bool {
+        let max = u64::MAX >> (64 - 8 * F::Word::BYTES);
+        let fits = s.words.len() == F::WORDS
+            && s.words.iter().all(|&w| w <= max)
+            && s.total % F::BLOCK as u64 == s.pending.len() as u64;
+        if fits {
+            for (w, &v) in self.state.as_mut().iter_mut().zip(&s.words) {
+                *w = F::Word::from_u64(v);
+            }
+            self.buf[..s.pending.len()].copy_from_slice(&s.pending);
+            self.buf_len = s.pending.len();
+            self.total = s.total;
+        }
+        fits
     }
 
     pub(crate) fn update(&mut self, mut data: &[u8]) {

@@ -187,17 +187,21 @@ fn piece_len(rng: &mut StdRng, max_large: usize) -> usize {
 }
 
 /// `data` through a `Hasher` in random pieces, via `update` or `io::Write`; at a random
-/// point a clone is taken and must finish to the same digest.
+/// point a clone is taken, and the state saved and resumed in a new hasher
+/// (`md_state`, for the algorithms that have one): each must finish to the same digest.
 fn streamed(alg: Algorithm, data: &[u8], rng: &mut StdRng, max_large: usize) -> Vec<u8> {
     let mut h = Hasher::new(alg);
     let mut rest = data;
     let clone_after = rng.random_range(0..=data.len());
-    // (hasher clone, bytes it had absorbed)
-    let mut clone: Option<(Hasher, usize)> = None;
+    // (hasher clone, the same resumed from its saved state, bytes they had absorbed)
+    let mut clone: Option<(Hasher, Option<Hasher>, usize)> = None;
     loop {
         let done = data.len() - rest.len();
         if clone.is_none() && done >= clone_after {
-            clone = Some((h.clone(), done));
+            let resumed = h
+                .md_state()
+                .map(|s| Hasher::from_md_state(alg, &s).unwrap_or_else(|| panic!("{alg}: {s:?}")));
+            clone = Some((h.clone(), resumed, done));
         }
         if rest.is_empty() {
             break;
@@ -212,15 +216,67 @@ fn streamed(alg: Algorithm, data: &[u8], rng: &mut StdRng, max_large: usize) -> 
         rest = tail;
     }
     let digest = h.finalize().as_bytes().to_vec();
-    let (mut clone, clone_at) = clone.expect("clone taken");
-    clone.update(&data[clone_at..]);
-    assert_eq!(
-        clone.finalize().as_bytes(),
-        &digest[..],
-        "{alg}: clone at {clone_at} of {} diverged",
-        data.len()
-    );
+    let (clone, resumed, clone_at) = clone.expect("clone taken");
+    for mut h in std::iter::once(clone).chain(resumed) {
+        h.update(&data[clone_at..]);
+        assert_eq!(
+            h.finalize().as_bytes(),
+            &digest[..],
+            "{alg}: clone or resumed state at {clone_at} of {} diverged",
+            data.len()
+        );
+    }
     digest
+}
+
+/// Saved states: which algorithms have one, and states that are refused.
+#[test]
+fn md_states_and_refusals() {
+    use lanesum::MdState;
+    for alg in algorithms() {
+        let mut h = Hasher::new(alg);
+        h.update(&[7; 200]);
+        let md = matches!(
+            alg,
+            Algorithm::Md5
+                | Algorithm::Sha1
+                | Algorithm::Sha224
+                | Algorithm::Sha256
+                | Algorithm::Sha384
+                | Algorithm::Sha512
+                | Algorithm::Sha512_224
+                | Algorithm::Sha512_256
+                | Algorithm::Sm3
+        );
+        assert_eq!(h.md_state().is_some(), md, "{alg}");
+        let Some(s) = h.md_state() else {
+            let sha = Hasher::new(Algorithm::Sha256).md_state().unwrap();
+            assert!(Hasher::from_md_state(alg, &sha).is_none(), "{alg}");
+            continue;
+        };
+        assert_eq!(s.total, 200);
+        assert_eq!(s.pending, vec![7; 200 % alg.block_len()], "{alg}");
+        let bad = [
+            MdState {
+                words: s.words[1..].to_vec(),
+                ..s.clone()
+            },
+            MdState {
+                total: s.total + 1,
+                ..s.clone()
+            },
+            MdState {
+                pending: vec![],
+                ..s.clone()
+            },
+        ];
+        for b in bad {
+            assert!(Hasher::from_md_state(alg, &b).is_none(), "{alg}: {b:?}");
+        }
+    }
+    let mut wide = Hasher::new(Algorithm::Md5).md_state().unwrap();
+    wide.words[0] = 1 << 32;
+    assert!(Hasher::from_md_state(Algorithm::Md5, &wide).is_none());
 }
 
 /// Every message length 0..=1024, one-shot and streamed, for every algorithm.
