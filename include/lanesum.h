@@ -106,6 +106,21 @@ typedef struct LanesumSlice {
   size_t len;
 } LanesumSlice;
 
+// Where a hash of MD5, SHA-1, the SHA-2 family or SM3 stands part way through a message.
+typedef struct LanesumMdState {
+  // The chaining words, `nwords` of them: 4 for MD5, 5 for SHA-1, 8 for the others
+  // (32-bit words in the low half).
+  uint64_t words[8];
+  // Words used in `words`.
+  size_t nwords;
+  // The bytes of the block not compressed yet, `npending` of them.
+  uint8_t pending[128];
+  // Bytes used in `pending`: `total` modulo the block size.
+  size_t npending;
+  // Bytes absorbed in all (modulo 2^64).
+  uint64_t total;
+} LanesumMdState;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -265,6 +280,26 @@ enum LanesumStatus lanesum_hasher_copy(struct LanesumHasher hasher, struct Lanes
 // Free a hasher of any kind, finalized or not. Freeing it again, or using it after, is
 // reported as `LANESUM_ERR_HANDLE`.
 enum LanesumStatus lanesum_hasher_free(struct LanesumHasher hasher);
+
+// Store in `*out` where a plain hasher (`lanesum_hasher_new`) of MD5, SHA-1, the SHA-2
+// family or SM3 stands; the hasher goes on unchanged. `LANESUM_ERR_UNSUPPORTED` for
+// other algorithms and engine hashers, `LANESUM_ERR_STATE` once finalized.
+//
+// # Safety
+// `out` must be null or writable.
+enum LanesumStatus lanesum_hasher_md_state(struct LanesumHasher hasher, struct LanesumMdState *out);
+
+// A new plain hasher of `alg` going on from `*state` (from `lanesum_hasher_md_state` of
+// the same algorithm, or another program's save). `LANESUM_ERR_UNSUPPORTED` unless `alg`
+// is MD5, SHA-1, SHA-2 or SM3; `LANESUM_ERR_ARGUMENT` if `*state` is not shaped as one
+// of its states (its word count, a word too wide, `npending` not `total` modulo the
+// block size).
+//
+// # Safety
+// `state` must be null or point to a `LanesumMdState`; `out` must be null or writable.
+enum LanesumStatus lanesum_hasher_from_md_state(struct LanesumAlgorithm alg,
+                                                const struct LanesumMdState *state,
+                                                struct LanesumHasher *out);
 
 // The digest of `len` bytes at `data` under `alg`, written to `out` (`out_cap` bytes;
 // the digest length goes to `*out_len` unless it is null).

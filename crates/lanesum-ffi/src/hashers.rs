@@ -30,7 +30,7 @@ pub struct LanesumEngine {
 ///
 /// # Safety
 /// `out` must be null or writable.
-unsafe fn new_stream(stream: Stream, out: *mut LanesumHasher) -> Result<()> {
+pub(crate) unsafe fn new_stream(stream: Stream, out: *mut LanesumHasher) -> Result<()> {
     if out.is_null() {
         return Err(Error::null("out"));
     }

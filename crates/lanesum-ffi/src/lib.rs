@@ -26,6 +26,7 @@ use std::ffi::c_char;
 mod algorithms;
 mod files;
 mod hashers;
+mod md_state;
 mod oneshot;
 mod ptrs;
 mod registry;
@@ -47,6 +48,7 @@ pub use hashers::{
     lanesum_hasher_reset, lanesum_hasher_update, lanesum_hasher_update_many,
     lanesum_lane_hasher_new, lanesum_multi_hasher_new, LanesumEngine, LanesumHasher,
 };
+pub use md_state::{lanesum_hasher_from_md_state, lanesum_hasher_md_state, LanesumMdState};
 pub use oneshot::{lanesum_hash, lanesum_hash_many};
 pub use ptrs::LanesumSlice;
 pub use status::{lanesum_last_error, lanesum_status_str, LanesumStatus};

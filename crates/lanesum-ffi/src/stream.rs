@@ -21,7 +21,7 @@ impl Stream {
         }
     }
 
-    fn finalized() -> Error {
+    pub(crate) fn finalized() -> Error {
         Error::new(
             LanesumStatus::LANESUM_ERR_STATE,
             "hasher was finalized; reset it before using it again",

@@ -183,3 +183,114 @@ fn update_many_matches_the_library() {
         assert_eq!(lanesum_hasher_free(h), LANESUM_OK);
     }
 }
+
+/// A plain hasher's saved state resumes in a new hasher to the library's digest; other
+/// algorithms, engine hashers, finalized hashers and malformed states are refused.
+#[test]
+fn md_states_save_and_resume() {
+    let new = |a: LanesumAlgorithm| {
+        let mut h = LanesumHasher { id: 0 };
+        // SAFETY: a writable out-pointer.
+        assert_eq!(unsafe { lanesum_hasher_new(a, &mut h) }, LANESUM_OK);
+        h
+    };
+    let update = |h: LanesumHasher, data: &[u8]| {
+        // SAFETY: `data` is readable for its length.
+        assert_eq!(
+            unsafe { lanesum_hasher_update(h, data.as_ptr(), data.len()) },
+            LANESUM_OK
+        );
+    };
+    let save = |h: LanesumHasher| {
+        let mut s = std::mem::MaybeUninit::<LanesumMdState>::uninit();
+        // SAFETY: a writable out-pointer.
+        let st = unsafe { lanesum_hasher_md_state(h, s.as_mut_ptr()) };
+        // SAFETY: written when the call succeeded.
+        (st, (st == LANESUM_OK).then(|| unsafe { s.assume_init() }))
+    };
+    let resume = |a: LanesumAlgorithm, s: &LanesumMdState| {
+        let mut h = LanesumHasher { id: 0 };
+        // SAFETY: a readable state and a writable out-pointer.
+        let st = unsafe { lanesum_hasher_from_md_state(a, s, &mut h) };
+        (st, h)
+    };
+    let data: Vec<u8> = (0..1000u32).map(|i| (i * 7) as u8).collect();
+    for (name, alg_) in [
+        (c"md5", lanesum::Algorithm::Md5),
+        (c"sha1", lanesum::Algorithm::Sha1),
+        (c"sha224", lanesum::Algorithm::Sha224),
+        (c"sha512-256", lanesum::Algorithm::Sha512_256),
+        (c"sm3", lanesum::Algorithm::Sm3),
+    ] {
+        let a = alg(name);
+        for cut in [0, 1, 63, 64, 129, 1000] {
+            let h = new(a);
+            update(h, &data[..cut]);
+            let (st, s) = save(h);
+            assert_eq!(st, LANESUM_OK);
+            let s = s.unwrap();
+            assert_eq!((s.total, s.npending), (cut as u64, cut % alg_.block_len()));
+            let (st, r) = resume(a, &s);
+            assert_eq!(st, LANESUM_OK);
+            update(r, &data[cut..]);
+            let mut d = [0u8; 64];
+            let mut n = 0;
+            // SAFETY: `d` and `n` are writable.
+            let st = unsafe { lanesum_hasher_finalize(r, d.as_mut_ptr(), d.len(), &mut n) };
+            assert_eq!(st, LANESUM_OK);
+            assert_eq!(
+                &d[..n],
+                lanesum::hash(alg_, &data).as_bytes(),
+                "{name:?} at {cut}"
+            );
+            // A state that is not one: the wrong word count, pending bytes off the length.
+            for bad in [
+                LanesumMdState {
+                    nwords: s.nwords - 1,
+                    ..s
+                },
+                LanesumMdState {
+                    total: s.total + 1,
+                    ..s
+                },
+                LanesumMdState { nwords: 9, ..s },
+            ] {
+                assert_eq!(resume(a, &bad).0, LANESUM_ERR_ARGUMENT);
+            }
+            for x in [h, r] {
+                assert_eq!(lanesum_hasher_free(x), LANESUM_OK);
+            }
+        }
+    }
+    // No saved state for BLAKE3, engine hashers or a finalized hasher; null pointers.
+    let b3 = new(alg(c"blake3"));
+    assert_eq!(save(b3).0, LANESUM_ERR_UNSUPPORTED);
+    let (_, md5_state) = save(new(alg(c"md5")));
+    assert_eq!(
+        resume(alg(c"blake3"), &md5_state.unwrap()).0,
+        LANESUM_ERR_UNSUPPORTED
+    );
+    let mut lane = LanesumHasher { id: 0 };
+    // SAFETY: the global engine's handle and a writable out-pointer.
+    let st = unsafe { lanesum_lane_hasher_new(LanesumEngine { id: 1 }, alg(c"md5"), &mut lane) };
+    assert_eq!(st, LANESUM_OK);
+    assert_eq!(save(lane).0, LANESUM_ERR_UNSUPPORTED);
+    let done = new(alg(c"sha256"));
+    let mut d = [0u8; 32];
+    // SAFETY: `d` is writable for its length.
+    let st = unsafe { lanesum_hasher_finalize(done, d.as_mut_ptr(), 32, std::ptr::null_mut()) };
+    assert_eq!(st, LANESUM_OK);
+    assert_eq!(save(done).0, LANESUM_ERR_STATE);
+    // SAFETY: null out-pointers are reported.
+    assert_eq!(
+        unsafe { lanesum_hasher_md_state(b3, std::ptr::null_mut()) },
+        LANESUM_ERR_NULL
+    );
+    let mut h = LanesumHasher { id: 0 };
+    // SAFETY: a null state is reported.
+    let st = unsafe { lanesum_hasher_from_md_state(alg(c"md5"), std::ptr::null(), &mut h) };
+    assert_eq!(st, LANESUM_ERR_NULL);
+    for x in [b3, lane, done] {
+        assert_eq!(lanesum_hasher_free(x), LANESUM_OK);
+    }
+}
