@@ -1,5 +1,7 @@
 // Package lanesum is lanesum's multi-lane SIMD checksums for Go, through its C ABI:
-// hash.Hash for every algorithm (NewMD5, NewSHA256, ..., New(name)), MultiHash (several
+// hash.Hash for every algorithm (NewMD5, NewSHA256, ..., New(name); each a hash.Cloner,
+// and for MD5, SHA-1 and SHA-2 an encoding.BinaryMarshaler whose states are those of
+// Go's own hashes, byte for byte), MultiHash (several
 // algorithms of one stream in one pass, GitLab Workhorse's shape), an API mirroring
 // minio's md5-simd (NewServer, Server.NewHash) whose streams share SIMD lanes, and
 // HashMany.
@@ -20,13 +22,13 @@ import (
 // digest is a hash.Hash on a plain (single-stream) lanesum hasher; Sum leaves its state
 // alone, as hash.Hash requires.
 type digest struct {
-	blockSize int
-	cleanup   runtime.Cleanup
-	s         stream
+	alg     algorithm
+	cleanup runtime.Cleanup
+	s       stream
 }
 
 func newDigest(a algorithm) *digest {
-	return &digest{blockSize: a.blockSize, s: stream{kind: plain, alg: a.id, size: a.size}}
+	return &digest{alg: a, s: stream{kind: plain, alg: a.id, size: a.size}}
 }
 
 // New returns a hash.Hash computing the algorithm called name ("md5", "sha256",
@@ -88,7 +90,7 @@ var (
 )
 
 func (d *digest) Size() int      { return d.s.size }
-func (d *digest) BlockSize() int { return d.blockSize }
+func (d *digest) BlockSize() int { return d.alg.blockSize }
 
 func (d *digest) Write(p []byte) (int, error) {
 	writeTo(d, &d.s, &d.cleanup, p)

@@ -82,3 +82,23 @@ LanesumStatus ls_update_many(const LanesumHasher *hashers, const LanesumSlice *d
 		size_t count, char **msg) {
 	return ls_message(lanesum_hasher_update_many(hashers, data, count), msg);
 }
+
+// Where the plain hasher h of alg stands (h 0: the empty message) once tail is absorbed
+// too, h itself unchanged: a copy (or a new hasher) takes the tail and is saved.
+LanesumStatus ls_md_state(LanesumAlgorithm alg, LanesumHasher h, const uint8_t *tail,
+		size_t tlen, LanesumMdState *out, char **msg) {
+	LanesumHasher c;
+	LanesumStatus s = h.id ? lanesum_hasher_copy(h, &c) : lanesum_hasher_new(alg, &c);
+	if (s != LANESUM_OK) return ls_message(s, msg);
+	s = lanesum_hasher_update(c, tail, tlen);
+	if (s == LANESUM_OK) s = lanesum_hasher_md_state(c, out);
+	ls_message(s, msg);
+	lanesum_hasher_free(c);
+	return s;
+}
+
+// A new plain hasher of alg going on from *state.
+LanesumStatus ls_from_md_state(LanesumAlgorithm alg, const LanesumMdState *state,
+		LanesumHasher *out, char **msg) {
+	return ls_message(lanesum_hasher_from_md_state(alg, state, out), msg);
+}

@@ -21,5 +21,9 @@ LanesumStatus ls_hash_each(const LanesumAlgorithm *algs, size_t n, const uint8_t
     size_t len, uint8_t *out, size_t cap);
 LanesumStatus ls_update_many(const LanesumHasher *hashers, const LanesumSlice *data,
     size_t count, char **msg);
+LanesumStatus ls_md_state(LanesumAlgorithm alg, LanesumHasher h, const uint8_t *tail,
+    size_t tlen, LanesumMdState *out, char **msg);
+LanesumStatus ls_from_md_state(LanesumAlgorithm alg, const LanesumMdState *state,
+    LanesumHasher *out, char **msg);
 
 #endif
