@@ -336,7 +336,8 @@ impl Algorithm {
     /// Lengths must be whole bytes, as `b2sum -l` requires. SHA-3 takes 224, 256, 384 or
     /// 512 (`cksum -a sha3 -l 384`), SHAKE any length.
     pub fn with_bits(self, bits: usize) -> Option<Algorithm> {
-        if bits == 0 || !bits.is_multiple_of(8) {
+        // BLAKE3's empty output is an algorithm (`b3sum -l 0`); no other family's is.
+        if !bits.is_multiple_of(8) || (bits == 0 && !matches!(self, Algorithm::Blake3(_))) {
             return None;
         }
         let n = bits / 8;
@@ -386,7 +387,7 @@ impl Algorithm {
             Algorithm::Blake2s(32) => "BLAKE2s".into(),
             Algorithm::Blake2s(n) => format!("BLAKE2s-{}", n as usize * 8),
             Algorithm::Blake3(32) => "BLAKE3".into(),
-            Algorithm::Blake3(n) => format!("BLAKE3-{}", n * 8),
+            Algorithm::Blake3(n) => format!("BLAKE3-{}", n as u128 * 8),
             Algorithm::Md5p8 => "MD5P8".into(),
             Algorithm::Blake2bp(64) => "BLAKE2bp".into(),
             Algorithm::Blake2bp(n) => format!("BLAKE2bp-{}", n as usize * 8),
@@ -407,9 +408,9 @@ impl Algorithm {
             Algorithm::Sha3_384 => "SHA3-384".into(),
             Algorithm::Sha3_512 => "SHA3-512".into(),
             Algorithm::Shake128(16) => "SHAKE128".into(),
-            Algorithm::Shake128(n) => format!("SHAKE128-{}", n * 8),
+            Algorithm::Shake128(n) => format!("SHAKE128-{}", n as u128 * 8),
             Algorithm::Shake256(32) => "SHAKE256".into(),
-            Algorithm::Shake256(n) => format!("SHAKE256-{}", n * 8),
+            Algorithm::Shake256(n) => format!("SHAKE256-{}", n as u128 * 8),
             Algorithm::Sm3 => "SM3".into(),
         }
     }
@@ -483,7 +484,7 @@ impl fmt::Display for Algorithm {
             Algorithm::Blake2s(32) => f.write_str("blake2s"),
             Algorithm::Blake2s(n) => write!(f, "blake2s-{}", n as usize * 8),
             Algorithm::Blake3(32) => f.write_str("blake3"),
-            Algorithm::Blake3(n) => write!(f, "blake3-{}", n * 8),
+            Algorithm::Blake3(n) => write!(f, "blake3-{}", n as u128 * 8),
             Algorithm::Md5p8 => f.write_str("md5p8"),
             Algorithm::Blake2bp(64) => f.write_str("blake2bp"),
             Algorithm::Blake2bp(n) => write!(f, "blake2bp-{}", n as usize * 8),
@@ -504,9 +505,9 @@ impl fmt::Display for Algorithm {
             Algorithm::Sha3_384 => f.write_str("sha3-384"),
             Algorithm::Sha3_512 => f.write_str("sha3-512"),
             Algorithm::Shake128(16) => f.write_str("shake128"),
-            Algorithm::Shake128(n) => write!(f, "shake128-{}", n * 8),
+            Algorithm::Shake128(n) => write!(f, "shake128-{}", n as u128 * 8),
             Algorithm::Shake256(32) => f.write_str("shake256"),
-            Algorithm::Shake256(n) => write!(f, "shake256-{}", n * 8),
+            Algorithm::Shake256(n) => write!(f, "shake256-{}", n as u128 * 8),
             Algorithm::Sm3 => f.write_str("sm3"),
         }
     }
@@ -621,8 +622,39 @@ mod tests {
                 assert_eq!(Algorithm::from_tag(&a.tag()), Some(a));
             }
         }
+        // BLAKE3's empty output (`b3sum -l 0`) is named and read back; lengths whose bit
+        // count passes usize are named exactly, not wrapped (or a panic in debug builds).
+        let b3 = Algorithm::Blake3(0);
+        assert_eq!(b3.to_string().parse::<Algorithm>().unwrap(), b3);
+        assert_eq!(Algorithm::from_tag(&b3.tag()), Some(b3));
+        for a in [
+            Algorithm::Blake3(usize::MAX),
+            Algorithm::Shake256(usize::MAX),
+        ] {
+            let bits = usize::MAX as u128 * 8;
+            assert!(a.to_string().ends_with(&format!("-{bits}")), "{a}");
+            assert!(a.tag().ends_with(&format!("-{bits}")), "{a:?}");
+        }
         assert_eq!("BLAKE2bp-256".parse(), Ok(Algorithm::Blake2bp(32)));
         assert!("blake2sp-264".parse::<Algorithm>().is_err());
+    }
+
+    /// Every constructor refuses an impossible length alike, as `Hasher::new` documents.
+    #[test]
+    fn impossible_lengths_panic_everywhere() {
+        for a in [
+            Algorithm::Shake128(0),
+            Algorithm::Shake256(0),
+            Algorithm::Blake2b(0),
+            Algorithm::Blake2s(33),
+        ] {
+            let refused =
+                |f: &(dyn Fn() + std::panic::RefUnwindSafe)| std::panic::catch_unwind(f).is_err();
+            assert!(refused(&|| drop(crate::Hasher::new(a))), "{a:?}");
+            assert!(refused(&|| drop(crate::LaneHasher::new(a))), "{a:?}");
+            assert!(refused(&|| drop(crate::StreamBatch::new(a, 1))), "{a:?}");
+            assert!(refused(&|| drop(crate::hash_many(a, &[b"x"]))), "{a:?}");
+        }
     }
 
     #[test]
@@ -682,7 +714,7 @@ mod tests {
             "blake2b-7",
             "blake2b-520",
             "blake2s-264",
-            "blake3-0",
+            "shake128-0",
             "sha",
             "blake2b-",
         ] {

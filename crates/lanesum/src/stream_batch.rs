@@ -53,6 +53,7 @@ impl StreamBatch {
     /// # Panics
     /// As [`Hasher::new`], for a hand-built algorithm with an impossible length.
     pub fn new(alg: Algorithm, n: usize) -> StreamBatch {
+        assert!(alg.is_valid(), "invalid output length for {alg:?}");
         let level = isa::active();
         let inner = match families::lookup(alg) {
             Some(iv) => Inner::Lanes(map!(iv, |_F, iv| Streams::new(*iv, n, level))),

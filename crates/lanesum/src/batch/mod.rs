@@ -26,6 +26,10 @@ use crate::{Algorithm, Digest};
 /// let digests = hash_many(Algorithm::Sha256, &msgs);
 /// assert_eq!(digests[42], hash(Algorithm::Sha256, &msgs[42]));
 /// ```
+///
+/// # Panics
+/// As [`Hasher::new`](crate::Hasher::new), for a hand-built algorithm with an
+/// impossible length (also [`hash_many_into`] and [`hash_many_par`]).
 pub fn hash_many<M: AsRef<[u8]>>(alg: Algorithm, msgs: &[M]) -> Vec<Digest> {
     run(alg, msgs, isa::active(), None).expect("auto kernel choice always exists")
 }
@@ -156,6 +160,7 @@ pub(crate) fn run<M: AsRef<[u8]>>(
     level: Features,
     forced: Option<&str>,
 ) -> Option<Vec<Digest>> {
+    assert!(alg.is_valid(), "invalid output length for {alg:?}");
     if families::lookup(alg).is_some() {
         return hash_md(alg, msgs, level, forced);
     }

@@ -91,6 +91,7 @@ impl Engine {
     /// # Panics
     /// As [`Hasher::new`], for a hand-built algorithm with an impossible length.
     pub fn hasher(&self, alg: Algorithm) -> LaneHasher {
+        assert!(alg.is_valid(), "invalid output length for {alg:?}");
         let inner = if let Some(iv) = families::lookup(alg) {
             Inner::Lanes(map!(iv, &*self.pools, |_F, iv, pool| Stream::new(
                 Arc::clone(pool),
