@@ -148,6 +148,7 @@ fn run_b3sum(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
 /// thread, whose CPU clock is the one measured.
 fn run_speed(args: Vec<OsString>) -> i32 {
     sys::default_sigpipe();
+    sys::keep_closed_std_fds_failing();
     let mut rep = Reporter::new("lanesum");
     match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
         Ok(pool) => pool.install(|| match flags::parse_speed(args, &mut rep) {

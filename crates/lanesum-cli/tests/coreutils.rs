@@ -1037,3 +1037,39 @@ fn a_bad_isa_override_is_one_error() {
         "lanesum: LANESUM_ISA: unknown level 'bogus' (use portable, shani, avx2, avx512 or auto)\n"
     );
 }
+
+/// Options that can't go together are refused naming each one; `speed` with standard
+/// output closed reports its write error (it exited 0, its results thrown away).
+#[test]
+fn conflicts_and_a_closed_stdout_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a"), b"abc").unwrap();
+    for (args, want) in [
+        (
+            &["--json", "--base64", "a"][..],
+            "the --json and --base64 options are mutually exclusive",
+        ),
+        (
+            &["--s3", "-r", "a"],
+            "meaningless with --check, --etag, --s3, --blocks and --torrent-pieces",
+        ),
+    ] {
+        let o = common::Run::lanesum(dir.path()).args(args).output();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(want),
+            "{args:?}"
+        );
+    }
+    let o = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "exec \"$0\" speed -a md5 --sizes 64 --time 0.01 >&-",
+            common::BIN,
+        ])
+        .env_remove("LANESUM_ISA")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("write error"));
+}

@@ -289,6 +289,12 @@ fn check_combinations(
     if f.json && f.tag {
         fail(rep, "the --json and --tag options are mutually exclusive");
     }
+    if f.json && f.base64 {
+        fail(
+            rep,
+            "the --json and --base64 options are mutually exclusive",
+        );
+    }
     if let Some((long, _)) = mode {
         if f.check || f.json {
             fail(
@@ -306,8 +312,8 @@ fn check_combinations(
     if (f.recursive || files_from) && (f.check || mode.is_some()) {
         fail(
             rep,
-            "--recursive and --files-from are meaningless with --check, --etag, --blocks \
-             and --torrent-pieces",
+            "--recursive and --files-from are meaningless with --check, --etag, --s3, \
+             --blocks and --torrent-pieces",
         );
     }
 }
