@@ -84,7 +84,7 @@ pub use options::{most_threads, Options};
 pub use pipeline::{hash_inputs, hash_jobs, reserve_descriptors, Pipeline};
 pub use source::{open_source, Contents, Source};
 pub use stream::{hash_reader, read_chunk, read_full, CHUNK};
-pub use walk::{jobs, read_list, reads_stdin, ExcludeError, Found, Jobs};
+pub use walk::{jobs, read_list, reads_stdin, ExcludeError, Excludes, Found, Jobs};
 
 /// Hash `paths` (files, `-` for standard input, and with [`Options::recursive`] the
 /// regular files below directories) under every algorithm of `algs`.

@@ -132,7 +132,7 @@ fn exclude_set(patterns: &[String]) -> Result<GlobSet, ExcludeError> {
 /// [`Options::recursive`] a directory's regular files (see the module's rules). `Err` only
 /// for a bad exclude pattern, before anything is read.
 pub fn jobs(operands: Vec<OsString>, opts: &Options) -> Result<Jobs, ExcludeError> {
-    let excludes = exclude_set(&opts.excludes)?;
+    let excludes = Excludes::new(&opts.excludes)?;
     let found = Arc::new(Found::default());
     let iter = walk(operands, opts, excludes, found.clone());
     Ok(Jobs { iter, found })
@@ -142,7 +142,7 @@ pub fn jobs(operands: Vec<OsString>, opts: &Options) -> Result<Jobs, ExcludeErro
 fn walk(
     operands: Vec<OsString>,
     opts: &Options,
-    excludes: GlobSet,
+    excludes: Excludes,
     found: Arc<Found>,
 ) -> Box<dyn Iterator<Item = Job> + Send> {
     if !opts.recursive {
@@ -155,7 +155,7 @@ fn walk(
     let opts = opts.clone();
     // The walk's inputs go to its thread once it has started, so that they are still
     // here, not copied, if it can't start.
-    let (start, started) = std::sync::mpsc::channel::<(Vec<OsString>, Options, GlobSet)>();
+    let (start, started) = std::sync::mpsc::channel::<(Vec<OsString>, Options, Excludes)>();
     let counts = found.clone();
     let walker = move || {
         let Ok((operands, opts, excludes)) = started.recv() else {
@@ -212,7 +212,7 @@ fn operand_job(op: OsString, opts: &Options) -> Job {
 fn walk_operand(
     op: OsString,
     opts: &Options,
-    excludes: &GlobSet,
+    excludes: &Excludes,
     send: &dyn Fn(Job) -> bool,
 ) -> bool {
     // Anything but a directory is hashed as named, as without -r.
@@ -274,16 +274,29 @@ fn walk_operand(
 }
 
 /// Whether an entry is excluded: its name matches, or its path below the operand does.
-fn excluded(set: &GlobSet, name: &OsStr, path: &OsStr, root_len: usize) -> bool {
-    if set.is_empty() {
-        return false;
-    }
-    if set.is_match(name) {
-        return true;
-    }
+fn excluded(set: &Excludes, name: &OsStr, path: &OsStr, root_len: usize) -> bool {
     let rel = path.as_bytes().get(root_len..).unwrap_or_default();
     let rel = rel.strip_prefix(b"/").unwrap_or(rel);
-    set.is_match(OsStr::from_bytes(rel))
+    set.matches(name, OsStr::from_bytes(rel))
+}
+
+/// [`Options::excludes`] compiled, for a caller that lists directories itself and must
+/// skip what the walk would (the Python package's listing for Spark and Ray, which
+/// hands the deeper directories to the walk): the same globs, the same rules.
+#[derive(Clone, Debug)]
+pub struct Excludes(GlobSet);
+
+impl Excludes {
+    /// Compile `patterns`; `Err` names the bad one.
+    pub fn new(patterns: &[String]) -> Result<Excludes, ExcludeError> {
+        exclude_set(patterns).map(Excludes)
+    }
+
+    /// Whether the entry `name`, at `rel` below its walk's operand (no leading `/`), is
+    /// skipped, with everything below it.
+    pub fn matches(&self, name: &OsStr, rel: &OsStr) -> bool {
+        !self.0.is_empty() && (self.0.is_match(name) || self.0.is_match(rel))
+    }
 }
 
 /// Read the names listed in `file` (`-`: standard input), one per line, or NUL-separated
@@ -323,7 +336,7 @@ mod tests {
 
     #[test]
     fn excludes_match_names_and_relative_paths() {
-        let set = exclude_set(&["*.tmp".into(), "sub/skip".into()]).unwrap();
+        let set = Excludes::new(&["*.tmp".into(), "sub/skip".into()]).unwrap();
         let m = |name: &str, path: &str| {
             excluded(&set, OsStr::new(name), OsStr::new(path), "root".len())
         };
