@@ -15,7 +15,6 @@ workers hash with ``hash_files``:
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -54,8 +53,20 @@ def column_suffix(algorithm: str) -> str:
 # -- the listing, on the driver ---------------------------------------------------------
 
 
-def _excluded(patterns: Sequence[str], name: str, rel: str) -> bool:
-    return any(fnmatch.fnmatchcase(name, p) or fnmatch.fnmatchcase(rel, p) for p in patterns)
+def check_threads(threads: int | None) -> None:
+    """``threads`` as ``hash_files`` takes it, checked on the driver (a bad value would
+    fail every task, under a stack of the engine's)."""
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be None or at least 1, not {threads!r}")
+
+
+def excludes(patterns: Sequence[str]) -> Any:
+    """The walk's own matcher for ``exclude`` globs (``*`` stops at ``/``, ``**``,
+    ``{a,b}``, ``\\`` escapes), compiled on the driver: a bad pattern is a ValueError
+    now, and the listing skips exactly what a worker's walk of a deeper directory does."""
+    from ._lanesum import _Excludes
+
+    return _Excludes(list(patterns))
 
 
 def _error_text(e: OSError) -> str:
@@ -72,58 +83,72 @@ def list_items(
     """Work items for ``paths`` in the order ``hash_files`` would report them.
 
     Directories are listed here down to ``list_depth`` levels (None: all the way); a
-    directory deeper than that becomes one TREE item that a worker walks. Anything that
-    is not a directory (or with ``recursive=False``, anything at all) is a FILE item,
-    hashed as named: a missing file becomes an error row there, as for the command.
+    directory deeper than that becomes one TREE item that a worker walks. Following
+    symlinks, every level is listed here: a link below a handed-over directory could
+    lead above it, a loop only the whole walk sees. Anything that is not a directory (or
+    with ``recursive=False``, anything at all) is a FILE item, hashed as named: a
+    missing file becomes an error row there, as for the command.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    skip = excludes(exclude)
+    depth = None if follow_symlinks else list_depth
     for p in paths:
         p = os.fspath(p)
         if not isinstance(p, str):
             raise TypeError(f"paths must be str or os.PathLike[str], not {type(p).__name__!r}")
         if recursive and os.path.isdir(p):
-            yield from _walk(p, len(p), follow_symlinks, exclude, list_depth, 0, {})
+            yield from _walk(p, follow_symlinks, skip, depth)
         else:
             yield (FILE, p)
 
 
-def _walk(
-    top: str,
-    root_len: int,
-    follow: bool,
-    exclude: Sequence[str],
-    depth_left: int | None,
-    depth: int,
-    ancestors: dict[tuple[int, int], str],
-) -> Iterator[tuple[str, ...]]:
-    if depth_left is not None and depth >= depth_left:
-        yield (TREE, top)
-        return
-    try:
-        st = os.stat(top)
-        key = (st.st_dev, st.st_ino)
-        if follow and key in ancestors:
-            yield (ERROR, top, f"File system loop detected: it leads back to {ancestors[key]}")
-            return
-        with os.scandir(top) as it:
-            entries = list(it)
-    except OSError as e:
-        yield (ERROR, top, _error_text(e))
-        return
-    # Whole-path byte order, as the command's walk sorts.
-    entries.sort(key=lambda e: os.fsencode(e.name))
-    for e in entries:
+def _walk(root: str, follow: bool, skip: Any, depth_left: int | None) -> Iterator[tuple[str, ...]]:
+    """The items below the directory ``root``, depth first in name order. A stack of
+    directories being listed rather than recursion: trees deeper than Python's
+    recursion limit (1,000 levels) are walked too."""
+    root_len = len(root)
+    # Each frame: the entries of a directory left to visit, its (dev, ino) and path
+    # mapped for the loop check of the directories below it, and its depth.
+    stack: list[tuple[Iterator[os.DirEntry[str]], dict[tuple[int, int], str], int]] = []
+
+    def enter(
+        top: str, ancestors: dict[tuple[int, int], str], depth: int
+    ) -> tuple[str, ...] | None:
+        """List ``top`` onto the stack, or the item that stands for it instead."""
+        try:
+            st = os.stat(top)
+            key = (st.st_dev, st.st_ino)
+            if follow and key in ancestors:
+                return (ERROR, top, f"File system loop detected: it leads back to {ancestors[key]}")
+            if depth_left is not None and depth >= depth_left:
+                return (TREE, top)
+            with os.scandir(top) as it:
+                entries = list(it)
+        except OSError as e:
+            return (ERROR, top, _error_text(e))
+        # Whole-path byte order, as the command's walk sorts.
+        entries.sort(key=lambda e: os.fsencode(e.name))
+        stack.append((iter(entries), {**ancestors, key: top} if follow else ancestors, depth))
+        return None
+
+    first = enter(root, {}, 0)
+    if first is not None:
+        yield first
+    while stack:
+        entries, ancestors, depth = stack[-1]
+        e = next(entries, None)
+        if e is None:
+            stack.pop()
+            continue
         path = e.path
-        if exclude:
-            rel = path[root_len:].lstrip("/")
-            if _excluded(exclude, e.name, rel):
-                continue
+        if skip.matches(e.name, path[root_len:].lstrip("/")):
+            continue
         try:
             if e.is_dir(follow_symlinks=follow):
-                yield from _walk(
-                    path, root_len, follow, exclude, depth_left, depth + 1, {**ancestors, key: top}
-                )
+                item = enter(path, ancestors, depth + 1)
+                if item is not None:
+                    yield item
             elif e.is_file(follow_symlinks=follow):
                 yield (FILE, path)
             elif follow and e.is_symlink():
@@ -150,9 +175,22 @@ def plan(
     list_depth: int | None,
     shards: int,
 ) -> list[list[tuple[str, ...]]]:
-    """The listing of ``paths`` cut into at most ``shards`` runs of work items."""
+    """The listing of ``paths`` cut into at most ``shards`` runs of work items, each
+    encoded as bytes (``encode_item``) for the trip to the workers."""
     items = list(list_items(paths, recursive, follow_symlinks, tuple(exclude), list_depth))
-    return shard(items, shards)
+    return shard([encode_item(i) for i in items], shards)
+
+
+def encode_item(item: Sequence[str]) -> list[bytes]:
+    """A work item as the file system's bytes: a path that is not UTF-8 (held in a str
+    with surrogate escapes) survives the trip through Spark's JVM, which turned each bad
+    byte into U+FFFD, so that the worker opened another file or none."""
+    return [os.fsencode(x) for x in item]
+
+
+def decode_item(item: Sequence[bytes]) -> tuple[str, ...]:
+    """``encode_item`` undone, on the worker."""
+    return tuple(os.fsdecode(x) for x in item)
 
 
 # -- the batches, on the workers --------------------------------------------------------
@@ -181,6 +219,10 @@ def audit_schema(algorithms: Sequence[str], hex: bool) -> Any:
     return pa.schema(fields)
 
 
+#: The error of a row whose path is not UTF-8 (Arrow text can't hold it).
+NOT_UTF8 = "path is not valid UTF-8"
+
+
 def _text_path(p: str | bytes) -> tuple[str, str | None]:
     """A path as Arrow text, and an error when it is not valid UTF-8 (the name is then
     written with backslash escapes, which no file system call can take back)."""
@@ -191,7 +233,7 @@ def _text_path(p: str | bytes) -> tuple[str, str | None]:
         return p, None
     except UnicodeEncodeError:
         raw = os.fsencode(p)
-        return raw.decode("utf-8", "backslashreplace"), "path is not valid UTF-8"
+        return raw.decode("utf-8", "backslashreplace"), NOT_UTF8
 
 
 class _Rows:
@@ -212,7 +254,10 @@ class _Rows:
     def add(self, path: str, size: Any, mtime: Any, digests: Any, error: str | None) -> None:
         text, bad = _text_path(path)
         self.path.append(text)
-        self.error.append(error or bad)
+        error = error or bad
+        self.error.append(error)
+        # An error row has no values, as the schema says: not even a non-UTF-8 path's,
+        # whose row no later verify could find again.
         ok = error is None
         self.size.append(size if ok else None)
         self.mtime.append(mtime if ok else None)
@@ -223,7 +268,9 @@ class _Rows:
         mtime = None
         if rec.error is None:
             try:
-                st = os.stat(rec.path, follow_symlinks=follow_symlinks)
+                # Followed, as hash_files followed it: a symlink named as an operand is
+                # hashed through; a walk without following hashes no links at all.
+                st = os.stat(rec.path)
                 mtime = st.st_mtime_ns // 1000
             except OSError:
                 pass  # gone since it was read: the digests still stand
@@ -294,17 +341,19 @@ def audit_items(
         yield rows.batch()
 
 
-#: The work-item table that is spread over the workers: one row per shard.
+#: The work-item table that is spread over the workers: one row per shard, its items
+#: encoded (``encode_item``).
 def items_schema() -> Any:
     import pyarrow as pa
 
-    return pa.schema([pa.field("items", pa.list_(pa.list_(pa.string())))])
+    return pa.schema([pa.field("items", pa.list_(pa.list_(pa.binary())))])
 
 
-def items_of_batch(batch: Any) -> Iterator[list[str]]:
-    """The work items held in a batch of ``items_schema`` rows."""
+def items_of_batch(batch: Any) -> Iterator[tuple[str, ...]]:
+    """The work items held in a batch of ``items_schema`` rows, decoded."""
     for shard_items in batch.column("items").to_pylist():
-        yield from shard_items or ()
+        for item in shard_items or ():
+            yield decode_item(item)
 
 
 def hash_column_batch(
@@ -342,8 +391,21 @@ def manifest_algorithms(
     """The algorithms of a manifest's digest columns, from its fields as (name,
     metadata) pairs: the algorithm named in a column's metadata, else the column's name.
     With ``algorithms``, only those (each must have its column)."""
+    import lanesum
+
+    def algorithm(name: str, meta: dict[str, str]) -> str | None:
+        """A column's algorithm: its metadata's, else its name if that is one (other
+        columns, carried beside the audit's, are no digests)."""
+        if ALGORITHM_KEY in meta:
+            return meta[ALGORITHM_KEY]
+        try:
+            lanesum.digest_size(name)
+        except ValueError:
+            return None
+        return name
+
     skip = {PATH, SIZE, MTIME, ERROR_COL}
-    found = {name: meta.get(ALGORITHM_KEY, name) for name, meta in fields if name not in skip}
+    found = {n: a for n, meta in fields if n not in skip and (a := algorithm(n, meta))}
     if algorithms is not None:
         wanted = {column_suffix(a): a for a in algorithms}
         missing = sorted(set(wanted) - set(found))
@@ -374,6 +436,14 @@ def verify_schema(algorithms: Sequence[str], hex: bool) -> Any:
     return pa.schema(fields)
 
 
+class _Unhashable:
+    """A record of a file that was not hashed, and why."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+        self.size = None
+
+
 def verify_batch(
     batch: Any,
     algorithms: Sequence[str],
@@ -394,12 +464,21 @@ def verify_batch(
     cols = [column_suffix(a) for a in algorithms]
     expected = [batch.column(c).to_pylist() for c in cols]
     out: dict[str, list[Any]] = {f.name: [] for f in verify_schema(algorithms, hex)}
-    recs = lanesum.hash_files(paths, algorithms, follow_symlinks=follow_symlinks, threads=threads)
-    for i, rec in enumerate(recs):
+    # A path the audit could not hold as text names no file: it is reported, not looked
+    # for (it would read as missing).
+    lost = [e == NOT_UTF8 for e in errors]
+    live = [p for p, gone in zip(paths, lost) if not gone]
+    found = iter(
+        lanesum.hash_files(live, algorithms, follow_symlinks=follow_symlinks, threads=threads)
+    )
+    for i in range(len(paths)):
+        rec = _Unhashable(NOT_UTF8) if lost[i] else next(found)
         digests = (rec.hexdigests if hex else rec.digests) if rec.error is None else {}
         now = [digests.get(a) for a in algorithms]
         want = [e[i] for e in expected]
-        if rec.error is not None:
+        if lost[i]:
+            status = UNREADABLE
+        elif rec.error is not None:
             status = UNREADABLE if os.path.lexists(paths[i]) else MISSING
         elif errors[i] is not None or sizes[i] != rec.size or now != want:
             status = CHANGED

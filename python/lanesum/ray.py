@@ -40,17 +40,40 @@ def hash_column(
     (``batch_size``, ``concurrency``, ...)."""
     algs = _audit.algorithm_list(algorithms)
     names = [f"{column}_{_audit.column_suffix(a)}" for a in algs]
+    # Checked now where the schema is known without running anything (read_parquet,
+    # from_arrow, ...); else in each task.
+    schema = ds.schema(fetch_if_missing=False)
+    if schema is not None:
+        _check_column(getattr(schema, "base_schema", schema), column, names)
 
     def digests(batch: Any) -> Any:
-        if column not in batch.column_names:
-            raise ValueError(f"no column {column!r}; the dataset has {batch.column_names}")
-        clash = sorted(set(names) & set(batch.column_names))
-        if clash:
-            raise ValueError(f"the dataset already has columns {clash}")
+        _check_column(batch.schema, column, names)
         return _audit.hash_column_batch(batch, column, algs, names, hex)
 
     map_batches_args.setdefault("batch_size", 65536)
     return ds.map_batches(digests, batch_format="pyarrow", **map_batches_args)
+
+
+def _check_column(schema: Any, column: str, names: Sequence[str]) -> None:
+    """``column`` is in ``schema`` and holds binary or string values; no digest column
+    name is taken: ValueError or TypeError as Spark's ``hash_column`` raises."""
+    import pyarrow as pa
+
+    if column not in schema.names:
+        raise ValueError(f"no column {column!r}; the dataset has {schema.names}")
+    t = schema.field(column).type
+    if not (
+        pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+        or pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or getattr(pa.types, "is_binary_view", lambda _: False)(t)
+        or getattr(pa.types, "is_string_view", lambda _: False)(t)
+    ):
+        raise TypeError(f"column {column!r} is {t}, not binary or string")
+    clash = sorted(set(names) & set(schema.names))
+    if clash:
+        raise ValueError(f"the dataset already has columns {clash}")
 
 
 def audit_files(
@@ -75,6 +98,7 @@ def audit_files(
     import ray.data
 
     algs = _audit.algorithm_list(algorithms)
+    _audit.check_threads(threads)
     if blocks is None:
         blocks = 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
     shards = _audit.plan(paths, recursive, follow_symlinks, exclude, list_depth, blocks)
@@ -125,6 +149,7 @@ def verify(
 
     fields = _fields(manifest_ds)
     algs = _audit.manifest_algorithms(fields, algorithms)
+    _audit.check_threads(threads)
     hex = _audit.is_hex_type(_schema(manifest_ds).field(_audit.column_suffix(algs[0])).type)
 
     def check(batch: Any) -> Any:

@@ -72,14 +72,28 @@ def hash_column(
         for n, a in zip(names, algs)
     ]
     schema = StructType([df.schema[c] for c in kept] + fields)
-    source = df.select(*dict.fromkeys([*kept, column]))
+    # Through the workers under plain names: Spark reads "my.tag" as field tag of a
+    # struct my, in a select and inside mapInArrow itself. The schema has the real ones.
+    cols = list(dict.fromkeys([*kept, column]))
+    alias = {c: f"_c{i}" for i, c in enumerate(cols)}
+    source = df.select(*(_quoted(c).alias(alias[c]) for c in cols))
+    digest_aliases = [f"_d{i}" for i in range(len(names))]
+    out_aliases = [alias[c] for c in kept] + digest_aliases
     out_names = kept + names
 
     def digests(batches: Iterable[Any]) -> Iterable[Any]:
         for batch in batches:
-            yield _audit.hash_column_batch(batch, column, algs, names, hex).select(out_names)
+            out = _audit.hash_column_batch(batch, alias[column], algs, digest_aliases, hex)
+            yield out.select(out_aliases).rename_columns(out_names)
 
     return source.mapInArrow(digests, schema)
+
+
+def _quoted(name: str) -> Any:
+    """The column called ``name``, whatever its characters (dots, backticks)."""
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
 
 
 def _spark_schema(schema: Any) -> Any:
@@ -121,7 +135,7 @@ def audit_schema(algorithms: Sequence[str], hex: bool = True) -> Any:
 
 def _distribute(spark: SparkSession, shards: list[list[Any]]) -> DataFrame:
     """A DataFrame of one row per shard, one partition per shard, in order."""
-    schema = "items array<array<string>>"
+    schema = "items array<array<binary>>"
     rows = [(s,) for s in shards]
     try:
         sc = spark.sparkContext
@@ -152,7 +166,8 @@ def audit_files(
     ``exclude`` glob patterns matched against names and paths below each directory).
     The driver lists directories down to ``list_depth`` levels (None: all) and hands
     deeper ones whole to an executor, for trees too large to list in one process
-    (an ``exclude`` pattern with a ``/`` then matches paths below each such directory).
+    (an ``exclude`` pattern with a ``/`` then matches paths below each such directory;
+    following symlinks, it lists every level: a loop can lead above a directory).
     ``partitions`` (default: twice ``spark.sparkContext.defaultParallelism``) is how many
     tasks share the files, in contiguous runs; ``threads`` caps each task's hashing
     threads (default: all the cores the executor has).
@@ -160,6 +175,7 @@ def audit_files(
     ``collect``) does; the listing runs now.
     """
     algs = _audit.algorithm_list(algorithms)
+    _audit.check_threads(threads)
     if partitions is None:
         try:
             partitions = 2 * spark.sparkContext.defaultParallelism
@@ -197,6 +213,7 @@ def verify(
     from pyspark.sql.types import StringType
 
     algs = _audit.manifest_algorithms(_fields(manifest_df), algorithms)
+    _audit.check_threads(threads)
     hex = isinstance(manifest_df.schema[_audit.column_suffix(algs[0])].dataType, StringType)
     schema = _spark_schema(_audit.verify_schema(algs, hex))
     cols = [_audit.PATH, _audit.SIZE, _audit.ERROR_COL] + [_audit.column_suffix(a) for a in algs]
@@ -205,7 +222,7 @@ def verify(
         for batch in batches:
             yield _audit.verify_batch(batch, algs, hex, follow_symlinks, threads)
 
-    return manifest_df.select(*cols).mapInArrow(check, schema)
+    return manifest_df.select(*map(_quoted, cols)).mapInArrow(check, schema)
 
 
 def write_manifest(df: DataFrame, path: str, mode: str = "errorifexists") -> None:

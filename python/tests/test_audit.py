@@ -105,3 +105,70 @@ def test_engines_are_imported_lazily():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("depth", [None, 0, 1])
+@pytest.mark.parametrize("pattern", ["*/d", "**/d", "*.{log,tmp}", "sub"])
+def test_exclude_globs_are_the_walks(tmp_path, depth, pattern):
+    """The listing skips what the walk skips: its globs (``*`` stops at ``/``, ``**``,
+    braces), not fnmatch's; a bad pattern is refused on the driver."""
+    for rel in ["d", "a.log", "a.tmp", "keep", "sub/deep/d", "sub/x"]:
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(rel.encode())
+    if "/" in pattern and depth == 1:
+        pytest.skip(
+            "documented: past list_depth, a pattern with / matches below each directory handed on"
+        )
+    kw = dict(recursive=True, exclude=[pattern])
+    assert audit_rows([str(tmp_path)], list_depth=depth, **kw) == walk_rows([str(tmp_path)], **kw)
+    with pytest.raises(ValueError, match="exclude"):
+        list(_audit.list_items(str(tmp_path), exclude=["["]))
+
+
+def test_trees_deeper_than_the_recursion_limit(tmp_path):
+    p = str(tmp_path)
+    for _ in range(1100):  # os.makedirs and Path.mkdir(parents=True) recurse themselves
+        p = os.path.join(p, "d")
+        os.mkdir(p)
+    with open(os.path.join(p, "f"), "wb") as f:
+        f.write(b"deep")
+    got = audit_rows([str(tmp_path)], recursive=True)
+    assert got == walk_rows([str(tmp_path)], recursive=True)
+    assert len(got) == 1 and got[0][4] is None
+
+
+def test_names_that_are_not_utf8(tmp_path):
+    """Such a path survives the trip to the workers as bytes; its row has the error and
+    no values (Arrow text can't name it), and verify reports it rather than 'missing'."""
+    raw = os.fsencode(tmp_path) + b"/x\xff"
+    with open(raw, "wb") as f:
+        f.write(b"latin-1 named")
+    (tmp_path / "x\ufffd").write_bytes(b"utf-8 named")
+    items = list(_audit.list_items(str(tmp_path)))
+    assert [_audit.decode_item(_audit.encode_item(i)) for i in items] == items
+    assert os.fsencode(items[1][1]) == raw  # after U+FFFD's bytes, EF BF BD < FF
+    algs = ["sha256"]
+    (batch,) = _audit.audit_items(items, algs)
+    rows = batch.to_pylist()
+    assert [r["error"] for r in rows] == [None, _audit.NOT_UTF8]
+    assert rows[0]["sha256"] == lanesum.sha256(b"utf-8 named").hexdigest()
+    assert rows[1]["size"] is None and rows[1]["sha256"] is None
+    (bad,) = _audit.verify_batch(batch, algs, True).to_pylist()
+    assert (bad["status"], bad["error"]) == (_audit.UNREADABLE, _audit.NOT_UTF8)
+
+
+def test_a_named_symlink_has_its_targets_mtime(tmp_path):
+    target = tmp_path / "t"
+    target.write_bytes(b"t")
+    os.utime(target, (1e9, 1e9))
+    os.symlink(target, tmp_path / "ln")
+    (batch,) = _audit.audit_items(_audit.list_items(str(tmp_path / "ln")), ["md5"])
+    assert batch.to_pylist()[0]["mtime"].timestamp() == 1e9
+
+
+def test_manifest_columns_that_are_no_algorithm_are_carried():
+    fields = [("path", {}), ("sha256", {}), ("run", {}), ("x", {_audit.ALGORITHM_KEY: "md5"})]
+    assert _audit.manifest_algorithms(fields) == ["sha256", "md5"]
+    with pytest.raises(ValueError):
+        _audit.check_threads(0)

@@ -66,6 +66,13 @@ def test_hash_column_equals_hashlib():
     ]
     with pytest.raises(ValueError, match="sha256"):
         lr.hash_column(ds, "v", "nosuch")
+    # Where the schema is known, a bad column fails at once, not in a task.
+    with pytest.raises(TypeError, match="not binary or string"):
+        lr.hash_column(ds, "id", "md5")
+    with pytest.raises(ValueError, match="no column"):
+        lr.hash_column(ds, "zz", "md5")
+    with pytest.raises(ValueError, match="threads"):
+        lr.audit_files(".", threads=-2)
 
 
 def test_hash_column_of_read_binary_files(tmp_path):

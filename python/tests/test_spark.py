@@ -103,10 +103,35 @@ def test_hash_column_bad_arguments(spark):
         ls.hash_column(ls.hash_column(df, "v", "md5"), "v", "md5")
     with pytest.raises(ValueError, match="to keep"):
         ls.hash_column(df, "v", "md5", keep=["zz"])
+    # Names with a dot (a struct field's path to Spark, unquoted) are columns like any
+    # other. (A backtick in a name fails in Spark's own mapInArrow.)
+    odd = spark.createDataFrame([(b"x", "t")], "`v.1` binary, `my.tag` string")
+    (row,) = ls.hash_column(odd, "v.1", "md5").collect()
+    assert (row["my.tag"], row["v.1_md5"]) == ("t", ORACLES["md5"](b"x"))
+    # Bad arguments of the audits fail on the driver, not in every task.
+    with pytest.raises(ValueError, match="threads"):
+        ls.audit_files(spark, ".", threads=0)
+    with pytest.raises(ValueError, match="exclude"):
+        ls.audit_files(spark, ".", exclude=["["])
     # Only the kept columns come back beside the digests.
     only = ls.hash_column(df, "v", ["md5", "sha1"], keep=["n"])
     assert only.columns == ["n", "v_md5", "v_sha1"]
     assert [tuple(r) for r in only.collect()] == [(1, ORACLES["md5"](b"x"), ORACLES["sha1"](b"x"))]
+
+
+def test_audit_of_names_that_are_not_utf8(spark, tmp_path):
+    """Such a name crossed Spark's JVM as U+FFFD: a file beside it so named was hashed
+    in its place (two rows of one digest). Each now has its own row."""
+    raw = os.fsencode(tmp_path) + b"/x\xff"
+    with open(raw, "wb") as f:
+        f.write(b"latin-1 named")
+    (tmp_path / "x\ufffd").write_bytes(b"utf-8 named")
+    for depth in (None, 0):
+        rows = ls.audit_files(spark, str(tmp_path), "sha256", list_depth=depth).collect()
+        assert [(r.sha256, r.error) for r in rows] == [
+            (ORACLES["sha256"](b"utf-8 named"), None),
+            (None, "path is not valid UTF-8"),
+        ], depth
 
 
 def test_audit_equals_binaryfile_walk_and_hashlib(spark, tmp_path):

@@ -250,3 +250,26 @@ pub fn io_error_text(e: &std::io::Error) -> String {
         None => text,
     }
 }
+
+/// `_Excludes(patterns)`: `hash_files`'s exclude globs, for the listing the Spark and Ray
+/// audits make on their driver (`lanesum._audit`), so that it skips exactly what the
+/// walk of a directory handed to a worker skips. A bad pattern is a ValueError here, on
+/// the driver, before any task starts.
+#[pyclass(frozen, module = "lanesum", name = "_Excludes")]
+pub struct Excludes(lanesum_files::Excludes);
+
+#[pymethods]
+impl Excludes {
+    #[new]
+    fn new(patterns: Vec<String>) -> PyResult<Self> {
+        lanesum_files::Excludes::new(&patterns)
+            .map(Excludes)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Whether the entry `name`, at `rel` below its directory operand, is skipped (with
+    /// everything below it).
+    fn matches(&self, name: &Bound<'_, PyAny>, rel: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self.0.matches(&os_path(name)?.0, &os_path(rel)?.0))
+    }
+}

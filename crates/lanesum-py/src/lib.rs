@@ -48,6 +48,7 @@ fn _lanesum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<hash_array::DigestArray>()?;
     m.add_class::<files::FileRecord>()?;
     m.add_class::<files::FileHashes>()?;
+    m.add_class::<files::Excludes>()?;
     m.add_class::<check::CheckResult>()?;
     m.add_class::<streams::LaneHasher>()?;
     m.add_class::<streams::MultiHasher>()?;
