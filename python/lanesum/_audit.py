@@ -264,7 +264,7 @@ class _Rows:
         for col, a in zip(self.digests, self.algorithms):
             col.append(digests[a] if ok else None)
 
-    def add_record(self, rec: Any, follow_symlinks: bool) -> None:
+    def add_record(self, rec: Any) -> None:
         mtime = None
         if rec.error is None:
             try:
@@ -309,7 +309,7 @@ def audit_items(
                 run, algorithms, follow_symlinks=follow_symlinks, threads=threads
             )
             for rec in recs:
-                rows.add_record(rec, follow_symlinks)
+                rows.add_record(rec)
             run.clear()
 
     for item in items:
@@ -330,7 +330,7 @@ def audit_items(
                 exclude=list(exclude),
             )
             for rec in recs:
-                rows.add_record(rec, follow_symlinks)
+                rows.add_record(rec)
         else:
             raise ValueError(f"unknown work item {item!r}")
         if len(rows) >= batch_rows:

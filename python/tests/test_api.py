@@ -366,7 +366,21 @@ def test_parallel_calls_in_forked_children():
             and m.hexdigest()["sha256"] == hashlib.sha256(big).hexdigest()
         )
 
-    assert _forked(lambda: work() and _forked(work) == 0) == 0
+    def child():
+        # A thread of the child starts its pool while the child forks again: the
+        # grandchild must not inherit anything held.
+        t = threading.Thread(target=lambda: lanesum.hash_many("md5", msgs))
+        t.start()
+        grandchild = _forked(work)
+        t.join()
+        return grandchild == 0 and work()
+
+    assert _forked(child) == 0
+    # Small calls in a child stay on the calling thread (no pool hop) and are right.
+    assert (
+        _forked(lambda: lanesum.sha256(b"abc").hexdigest() == hashlib.sha256(b"abc").hexdigest())
+        == 0
+    )
 
 
 def test_shared_hash_object_from_threads():

@@ -133,9 +133,16 @@ def test_trees_deeper_than_the_recursion_limit(tmp_path):
         os.mkdir(p)
     with open(os.path.join(p, "f"), "wb") as f:
         f.write(b"deep")
-    got = audit_rows([str(tmp_path)], recursive=True)
-    assert got == walk_rows([str(tmp_path)], recursive=True)
-    assert len(got) == 1 and got[0][4] is None
+    try:
+        got = audit_rows([str(tmp_path)], recursive=True)
+        assert got == walk_rows([str(tmp_path)], recursive=True)
+        assert len(got) == 1 and got[0][4] is None
+    finally:
+        # Removed here, bottom up: pytest's clean-up of old temporary folders recurses.
+        os.remove(os.path.join(p, "f"))
+        while p != str(tmp_path):
+            os.rmdir(p)
+            p = os.path.dirname(p)
 
 
 def test_names_that_are_not_utf8(tmp_path):

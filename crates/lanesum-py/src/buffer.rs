@@ -14,8 +14,6 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::forked;
-
 /// CPython's `Py_buffer`.
 #[repr(C)]
 struct RawBuffer {
@@ -164,16 +162,16 @@ pub fn with_bytes_from<R: Send>(
     if let Ok(b) = obj.cast::<PyBytes>() {
         let data = b.as_bytes();
         return Ok(if data.len() >= gil_min {
-            py.detach(|| forked::parallel(|| f(data)))
+            py.detach(|| f(data))
         } else {
-            forked::parallel(|| f(data))
+            f(data)
         });
     }
     let view = Bytes::get(obj)?;
     let data = view.as_slice();
     Ok(if data.len() >= gil_min {
-        py.detach(|| forked::parallel(|| f(data)))
+        py.detach(|| f(data))
     } else {
-        forked::parallel(|| f(data))
+        f(data)
     })
 }

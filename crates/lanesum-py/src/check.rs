@@ -91,7 +91,12 @@ pub fn check(
             .collect();
         let got: Vec<_> = py.detach(|| {
             forked::parallel(|| {
-                hash_paths(names, &[alg], &Options::default())
+                // Paths are paths, as for hash_files: a line naming `-` is that file.
+                let opts = Options {
+                    dash_is_stdin: false,
+                    ..Options::default()
+                };
+                hash_paths(names, &[alg], &opts)
                     .map(|p| p.collect::<Vec<_>>())
                     .unwrap_or_default()
             })

@@ -53,7 +53,7 @@ impl State {
             }
             State::Blake3 { h, threads } => {
                 if *threads && data.len() >= BLAKE3_RAYON_MIN {
-                    h.update_rayon(data);
+                    crate::forked::parallel(|| h.update_rayon(data));
                 } else {
                     h.update(data);
                 }

@@ -31,13 +31,15 @@ impl EngineStream for lanesum::LaneHasher {
     }
 }
 
+// A MultiHasher spreads its algorithms over rayon's threads: in a forked child, on the
+// child's pool (see `forked`). A LaneHasher's rounds never enter rayon.
 impl EngineStream for lanesum::MultiHasher {
     type Out = Vec<lanesum::Digest>;
     fn absorb(&mut self, data: &[u8]) {
-        self.update(data);
+        forked::parallel(|| self.update(data));
     }
     fn finish(self) -> Self::Out {
-        self.finalize()
+        forked::parallel(|| self.finalize())
     }
 }
 
@@ -80,19 +82,17 @@ impl<S: EngineStream> Stream<S> {
     /// The digest(s), with the GIL released: the stream ends on the first call.
     fn finish(&self, py: Python<'_>) -> S::Out {
         py.detach(|| {
-            forked::parallel(|| {
-                let mut phase = self.0.lock();
-                if let Phase::Open(_) = &*phase {
-                    let Phase::Open(s) = std::mem::replace(&mut *phase, Phase::Taken) else {
-                        unreachable!("open, checked above")
-                    };
-                    *phase = Phase::Done(s.finish());
-                }
-                match &*phase {
-                    Phase::Done(d) => d.clone(),
-                    _ => unreachable!("finished above"),
-                }
-            })
+            let mut phase = self.0.lock();
+            if let Phase::Open(_) = &*phase {
+                let Phase::Open(s) = std::mem::replace(&mut *phase, Phase::Taken) else {
+                    unreachable!("open, checked above")
+                };
+                *phase = Phase::Done(s.finish());
+            }
+            match &*phase {
+                Phase::Done(d) => d.clone(),
+                _ => unreachable!("finished above"),
+            }
         })
     }
 }
