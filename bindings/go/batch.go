@@ -4,6 +4,7 @@ package lanesum
 import "C"
 
 import (
+	"hash"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -194,6 +195,32 @@ func (b *batchHasher) Reset() {
 		panic(errClosed)
 	}
 	b.digest.Reset()
+}
+
+// The digest's saved-state methods, refused once closed: the embedded digest's would
+// save (or clone) the empty message, its library hasher freed.
+
+func (b *batchHasher) AppendBinary(p []byte) ([]byte, error) {
+	if b.closed {
+		return nil, errClosed
+	}
+	return b.digest.AppendBinary(p)
+}
+
+func (b *batchHasher) MarshalBinary() ([]byte, error) { return b.AppendBinary(nil) }
+
+func (b *batchHasher) UnmarshalBinary(p []byte) error {
+	if b.closed {
+		return errClosed
+	}
+	return b.digest.UnmarshalBinary(p)
+}
+
+func (b *batchHasher) Clone() (hash.Cloner, error) {
+	if b.closed {
+		return nil, errClosed
+	}
+	return b.digest.Clone()
 }
 
 // Close frees the hasher (a second Close does nothing).

@@ -92,3 +92,25 @@ func oracleSum(f func() hash.Hash, data []byte) []byte {
 	h.Write(data)
 	return h.Sum(nil)
 }
+
+// A closed server hasher refuses to save, load or clone, as it refuses to write.
+func TestMarshalAfterClose(t *testing.T) {
+	srv := NewServer()
+	defer srv.Close()
+	h := srv.NewHash()
+	h.Write([]byte("abc"))
+	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	if _, err := h.(encoding.BinaryMarshaler).MarshalBinary(); err == nil {
+		t.Error("MarshalBinary after Close")
+	}
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err == nil {
+		t.Error("UnmarshalBinary after Close")
+	}
+	if _, err := h.(hash.Cloner).Clone(); err == nil {
+		t.Error("Clone after Close")
+	}
+}

@@ -1,6 +1,6 @@
 module github.com/lanesum/lanesum/bindings/go/bench
 
-go 1.24
+go 1.25
 
 require (
 	github.com/lanesum/lanesum/bindings/go v0.0.0
