@@ -180,6 +180,19 @@ fn modes_on_standard_input_under_an_address_space_limit() {
         assert_eq!(o.status.code(), Some(0), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{args:?}");
     }
+    // Two S3 parts, each larger than the chunk the limit leaves: streamed through
+    // hashers a part at a time, the same lines as the file's.
+    let big: Vec<u8> = (0..20_000_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    fs::write(dir.path().join("-"), &big).unwrap();
+    let args = ["--s3=16M", "-a", "crc32,crc64nvme,sha256"];
+    let want = ok(dir.path(), &[&args[..], &["./-"]].concat()).replace("./-", "-");
+    let Some(o) = limited_with_stdin(dir.path(), 65536, &args, &big) else {
+        return;
+    };
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want);
 }
 
 /// A tree of many files, big ones among them, under 400 MiB of address space: it

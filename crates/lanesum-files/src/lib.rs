@@ -86,8 +86,9 @@ pub use source::{open_source, Contents, Source};
 pub use stream::{hash_reader, read_chunk, read_full, CHUNK};
 pub use walk::{jobs, read_list, reads_stdin, ExcludeError, Excludes, Found, Jobs};
 
-/// Hash `paths` (files, `-` for standard input, and with [`Options::recursive`] the
-/// regular files below directories) under every algorithm of `algs`.
+/// Hash `paths` (files, `-` for standard input unless [`Options::dash_is_stdin`] is
+/// off, and with [`Options::recursive`] the regular files below directories) under every
+/// algorithm of `algs`.
 ///
 /// Returns an iterator of one [`HashedFile`] per file, in order; each carries its own
 /// error. `Err` only for bad options: an exclude pattern that is not a glob.

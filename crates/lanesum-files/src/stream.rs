@@ -146,3 +146,48 @@ pub(crate) fn read_full_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<
     }
     Ok(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that hands out at most `step` bytes a call.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(self.1).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// Chunks of `max` bytes whatever the reads, fewer only at the end; the buffer grows
+    /// with what came, not to `max` up front.
+    #[test]
+    fn read_chunk_fills_to_max_and_grows_with_the_input() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        for step in [1usize, 7, 4096, 1 << 20] {
+            let mut r = Trickle(&data[..100_003], step);
+            let mut buf = Vec::new();
+            let mut got = Vec::new();
+            loop {
+                let n = read_chunk(&mut r, &mut buf, 30_000).unwrap();
+                got.extend_from_slice(&buf[..n]);
+                if n < 30_000 {
+                    break;
+                }
+            }
+            assert_eq!(got, &data[..100_003], "step {step}");
+        }
+        let mut buf = Vec::new();
+        assert_eq!(read_chunk(&b"abc"[..], &mut buf, 64 << 20).unwrap(), 3);
+        assert!(
+            buf.len() < 1 << 20,
+            "3 bytes took a buffer of {}",
+            buf.len()
+        );
+        assert_eq!(read_chunk(&b""[..], &mut buf, 10).unwrap(), 0);
+    }
+}

@@ -291,7 +291,9 @@ pub fn active() -> Features {
     FORCED.get().unwrap_or_else(|| {
         let (level, error) = process_level();
         if let Some(e) = error {
-            if !REPORTED.swap(true, Ordering::Relaxed) {
+            // Read first: the swap, a write, would bounce the line between every core's
+            // hashers for as long as the bad value stands.
+            if !REPORTED.load(Ordering::Relaxed) && !REPORTED.swap(true, Ordering::Relaxed) {
                 eprintln!("lanesum: {e}; using {level}");
             }
         }
