@@ -29,8 +29,9 @@ pub(crate) fn address_space_left() -> Option<usize> {
     Some(limit.saturating_sub(pages.saturating_mul(4096)))
 }
 
-/// `want` bytes, or less where the address space left (see [`address_space_left`])
-/// is short: at most `left / share` then, and at least `floor`. How large a buffer to
+/// `want` bytes, or less where the address space left is short (the soft `ulimit -v`
+/// less what the process maps now, read from /proc): at most `left / share` then, and
+/// at least `floor`. How large a buffer to
 /// ask for under a `ulimit -v`, so that it leaves room for the allocations after it
 /// (most of which abort when refused).
 pub fn within_address_space(want: usize, share: usize, floor: usize) -> usize {
