@@ -356,14 +356,21 @@ def test_parallel_calls_in_forked_children():
     b3 = lanesum.blake3(big, max_threads=1).digest()
     assert lanesum.hash_many("md5", msgs) == want  # starts the pool in the parent
     assert lanesum.blake3(big).digest() == b3
+    # The CRCs and BitTorrent v2 spread one large input over the cores too.
+    huge = DATA * 600  # 6 MiB
+    spread = {a: lanesum.new(a, huge).digest() for a in ("crc32c", "btv2")}
 
     def work():
         m = lanesum.MultiHasher(["md5", "sha256"])
         m.update(big)
+        lane = lanesum.LaneHasher("crc32c")
+        lane.update(huge)
         return (
             lanesum.hash_many("md5", msgs) == want
             and lanesum.blake3(big).digest() == b3
             and m.hexdigest()["sha256"] == hashlib.sha256(big).hexdigest()
+            and all(lanesum.new(a, huge).digest() == d for a, d in spread.items())
+            and lane.digest() == spread["crc32c"]
         )
 
     def child():

@@ -14,6 +14,10 @@ use crate::names::{hashlib_xof, hashlib_xof_name, parse_algorithm};
 /// BLAKE3 hands updates at least this large to rayon when threads are allowed (the
 /// library's own threshold for its BLAKE3).
 const BLAKE3_RAYON_MIN: usize = 256 * 1024;
+/// The least update from which the library may spread one input over rayon's threads
+/// (`Algorithm::spreads_one_input`: the CRCs from 4 MiB, BitTorrent v2's leaves from
+/// 1 MiB): such updates go through `forked::parallel`.
+const SPREAD_MIN: usize = 1 << 20;
 
 /// `hexdigest` formats digests up to this long on the stack; longer extendable outputs
 /// go through a `bytes` object (Python's own allocation: a MemoryError, not an abort,
@@ -43,7 +47,11 @@ impl State {
     fn update(&mut self, data: &[u8]) {
         match self {
             State::Plain(h) => {
-                h.update(data);
+                if data.len() >= SPREAD_MIN && h.algorithm().spreads_one_input() {
+                    crate::forked::parallel(|| h.update(data));
+                } else {
+                    h.update(data);
+                }
             }
             State::Blake2b(h) => {
                 h.update(data);
@@ -67,6 +75,11 @@ impl State {
     /// or any for an extendable output ([`State::extendable`]).
     fn fill(&self, out: &mut [u8]) {
         match self {
+            // BitTorrent v2's root may spread its leaves over rayon's threads.
+            State::Plain(h) if h.algorithm().spreads_one_input() => {
+                let d = crate::forked::parallel(|| h.clone().finalize());
+                out.copy_from_slice(d.as_bytes());
+            }
             State::Plain(h) => out.copy_from_slice(h.clone().finalize().as_bytes()),
             State::Blake2b(h) => out.copy_from_slice(h.finalize().as_bytes()),
             State::Blake2s(h) => out.copy_from_slice(h.finalize().as_bytes()),

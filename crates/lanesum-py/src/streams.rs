@@ -21,18 +21,29 @@ trait EngineStream: Send + Sized {
     fn finish(self) -> Self::Out;
 }
 
+// A LaneHasher's rounds never enter rayon, but one of an algorithm without lanes that
+// spreads one input over the cores (BLAKE3, the CRCs, BitTorrent v2) hashes through a
+// plain hasher that may: in a forked child, on the child's pool (see `forked`).
 impl EngineStream for lanesum::LaneHasher {
     type Out = lanesum::Digest;
     fn absorb(&mut self, data: &[u8]) {
-        self.update(data);
+        if self.algorithm().spreads_one_input() {
+            forked::parallel(|| self.update(data));
+        } else {
+            self.update(data);
+        }
     }
     fn finish(self) -> Self::Out {
-        self.finalize()
+        if self.algorithm().spreads_one_input() {
+            forked::parallel(|| self.finalize())
+        } else {
+            self.finalize()
+        }
     }
 }
 
 // A MultiHasher spreads its algorithms over rayon's threads: in a forked child, on the
-// child's pool (see `forked`). A LaneHasher's rounds never enter rayon.
+// child's pool (see `forked`).
 impl EngineStream for lanesum::MultiHasher {
     type Out = Vec<lanesum::Digest>;
     fn absorb(&mut self, data: &[u8]) {
