@@ -32,6 +32,11 @@ fn unsupported(what: &str) -> Error {
     Error::new(LanesumStatus::LANESUM_ERR_UNSUPPORTED, what.to_string())
 }
 
+/// The error of an algorithm without a saved state.
+fn no_state_for_algorithm() -> Error {
+    unsupported("only MD5, SHA-1, SHA-2 and SM3 hashers have a saved state")
+}
+
 /// Store in `*out` where a plain hasher (`lanesum_hasher_new`) of MD5, SHA-1, the SHA-2
 /// family or SM3 stands; the hasher goes on unchanged. `LANESUM_ERR_UNSUPPORTED` for
 /// other algorithms and engine hashers, `LANESUM_ERR_STATE` once finalized.
@@ -48,9 +53,7 @@ pub unsafe extern "C" fn lanesum_hasher_md_state(
             return Err(Error::null("out"));
         }
         let state = registry::with_stream(hasher.id, |s| match s {
-            Stream::Plain(_, Some(h)) => h.md_state().ok_or_else(|| {
-                unsupported("only MD5, SHA-1, SHA-2 and SM3 hashers have a saved state")
-            }),
+            Stream::Plain(_, Some(h)) => h.md_state().ok_or_else(no_state_for_algorithm),
             Stream::Plain(_, None) => Err(Stream::finalized()),
             _ => Err(unsupported(
                 "only plain hashers (lanesum_hasher_new) have a saved state",
@@ -90,21 +93,23 @@ pub unsafe extern "C" fn lanesum_hasher_from_md_state(
         let c = unsafe { ptrs::array(state, 1, "state") }?
             .first()
             .ok_or_else(|| Error::null("state"))?;
-        if Hasher::new(a).md_state().is_none() {
-            return Err(unsupported(
-                "only MD5, SHA-1, SHA-2 and SM3 hashers have a saved state",
-            ));
-        }
-        let bad = || Error::argument(format!("not a saved state of {a}"));
+        // Refused: an algorithm without states, else a state not shaped as its.
+        let refused = || {
+            if Hasher::new(a).md_state().is_none() {
+                no_state_for_algorithm()
+            } else {
+                Error::argument(format!("not a saved state of {a}"))
+            }
+        };
         if c.nwords > c.words.len() || c.npending > c.pending.len() {
-            return Err(bad());
+            return Err(refused());
         }
         let saved = MdState {
             words: c.words[..c.nwords].to_vec(),
             pending: c.pending[..c.npending].to_vec(),
             total: c.total,
         };
-        let h: Result<Hasher> = Hasher::from_md_state(a, &saved).ok_or_else(bad);
+        let h: Result<Hasher> = Hasher::from_md_state(a, &saved).ok_or_else(refused);
         // SAFETY: the caller's contract.
         unsafe { new_stream(Stream::Plain(a, Some(h?)), out) }
     })

@@ -64,26 +64,23 @@ fn map_len(streams: usize) -> usize {
     (per / MAP_MIN * MAP_MIN).clamp(MAP_MIN, MAP_MAX)
 }
 
-/// How many of `streams` may map a window of `map_len` bytes at once: all of them, or
-/// under a `ulimit -v` those that fit a quarter of the address space left (the others
-/// read); a map beyond that would succeed and leave nothing for the allocations after it.
-fn mapping_streams(streams: usize, map_len: usize) -> usize {
-    memory::within_address_space(streams * map_len, 4, 0) / map_len
-}
-
-/// Streams per worker (of `per` wanted, for `workers`) whose windows fit the address
-/// space: all of them, or under a `ulimit -v` as many as half of what is left holds,
-/// `maps` of them mapping `map_len` bytes and the others each reading into a
-/// [`READ_CHUNK`] buffer; at least one per worker. Without this, 150 files of 1 MiB
-/// under `ulimit -v 81920` grew 128 read buffers into all the space there was, and the
-/// next small allocation (a hasher, a line of output) aborted the run.
-fn streams_that_fit(workers: usize, per: usize, maps: usize, map_len: usize) -> usize {
+/// Streams per worker (of `per` wanted, for `workers`), and how many streams in all map
+/// a window of `map_len` bytes, that fit the address space: all of them and all mapping,
+/// or under a `ulimit -v` maps within a quarter of the space left (a map beyond that
+/// would succeed and leave nothing for the allocations after it) and streams within
+/// half, those that don't map each reading into a [`READ_CHUNK`] buffer; at least one
+/// per worker. Without the second bound, 150 files of 1 MiB under `ulimit -v 81920` grew
+/// 128 read buffers into all the space there was, and the next small allocation (a
+/// hasher, a line of output) aborted the run. One reading of the limit for both.
+fn streams_that_fit(workers: usize, per: usize, map_len: usize) -> (usize, usize) {
     let streams = workers * per;
-    let mapped = maps.min(streams) * map_len;
-    let want = mapped + (streams - maps.min(streams)) * READ_CHUNK;
-    let room = memory::within_address_space(want, 2, 0).saturating_sub(mapped);
-    let fit = maps.min(streams) + room / READ_CHUNK;
-    (fit / workers.max(1)).clamp(1, per.max(1))
+    let Some(left) = memory::address_space_left() else {
+        return (per, streams);
+    };
+    let maps = (left / 4 / map_len).min(streams);
+    let room = (left / 2).saturating_sub(maps * map_len);
+    let fit = maps + room / READ_CHUNK;
+    ((fit / workers.max(1)).clamp(1, per.max(1)), maps)
 }
 
 /// Below this many big files per thread, a set of several algorithms is hashed as one
@@ -258,8 +255,7 @@ pub(crate) fn hash_side_by_side(
     let workers = threads.min(streams);
     let per = streams.min(group).div_ceil(workers);
     let map_len = map_len(workers * per);
-    let maps = mapping_streams(workers * per, map_len);
-    let per = streams_that_fit(workers, per, maps, map_len);
+    let (per, maps) = streams_that_fit(workers, per, map_len);
     let done: Vec<Vec<Done>> = if moving {
         // Largest first: the small files fill the lanes the large ones leave, rather
         // than one file running alone long.

@@ -47,11 +47,8 @@ impl State {
     fn update(&mut self, data: &[u8]) {
         match self {
             State::Plain(h) => {
-                if data.len() >= SPREAD_MIN && h.algorithm().spreads_one_input() {
-                    crate::forked::parallel(|| h.update(data));
-                } else {
-                    h.update(data);
-                }
+                let may_spread = data.len() >= SPREAD_MIN && h.algorithm().spreads_one_input();
+                crate::forked::parallel_if(may_spread, || h.update(data));
             }
             State::Blake2b(h) => {
                 h.update(data);
@@ -75,12 +72,12 @@ impl State {
     /// or any for an extendable output ([`State::extendable`]).
     fn fill(&self, out: &mut [u8]) {
         match self {
-            // BitTorrent v2's root may spread its leaves over rayon's threads.
-            State::Plain(h) if h.algorithm().spreads_one_input() => {
-                let d = crate::forked::parallel(|| h.clone().finalize());
+            State::Plain(h) => {
+                // BitTorrent v2's root may spread its leaves over rayon's threads.
+                let may_spread = h.algorithm().spreads_one_input();
+                let d = crate::forked::parallel_if(may_spread, || h.clone().finalize());
                 out.copy_from_slice(d.as_bytes());
             }
-            State::Plain(h) => out.copy_from_slice(h.clone().finalize().as_bytes()),
             State::Blake2b(h) => out.copy_from_slice(h.finalize().as_bytes()),
             State::Blake2s(h) => out.copy_from_slice(h.finalize().as_bytes()),
             State::Blake3 { h, .. } => h.finalize_xof().fill(out),

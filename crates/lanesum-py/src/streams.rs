@@ -27,18 +27,10 @@ trait EngineStream: Send + Sized {
 impl EngineStream for lanesum::LaneHasher {
     type Out = lanesum::Digest;
     fn absorb(&mut self, data: &[u8]) {
-        if self.algorithm().spreads_one_input() {
-            forked::parallel(|| self.update(data));
-        } else {
-            self.update(data);
-        }
+        forked::parallel_if(self.algorithm().spreads_one_input(), || self.update(data));
     }
     fn finish(self) -> Self::Out {
-        if self.algorithm().spreads_one_input() {
-            forked::parallel(|| self.finalize())
-        } else {
-            self.finalize()
-        }
+        forked::parallel_if(self.algorithm().spreads_one_input(), || self.finalize())
     }
 }
 

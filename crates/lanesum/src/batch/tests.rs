@@ -30,6 +30,15 @@ fn md5_few(per_lane: f32) -> Vec<LaneKernel<u32>> {
     few
 }
 
+/// A portable 16-lane set (7 GB/s) and MD5's few-stream kernels at 0.6 GB/s a lane:
+/// what 2 to 4 long streams start on.
+fn lanes_and_few() -> Kernels<Md5> {
+    let p16 = crate::testing::portable_lanes::<Md5>("p16", 16, 7.0);
+    let mut kernels = portable_kernels(vec![p16]);
+    kernels.few = md5_few(0.6);
+    kernels
+}
+
 /// `n` random messages: all `len` bytes long if `equal`, else each of a length drawn
 /// from `others`.
 fn random_messages(
@@ -83,10 +92,8 @@ fn few_stream_kernels_only_for_their_width_of_long_messages() {
 #[test]
 fn batches_on_few_stream_kernels() {
     use crate::schedule::NARROWED;
-    use crate::testing::portable_lanes;
     let mut rng = rand::rngs::StdRng::seed_from_u64(6);
-    let mut kernels = portable_kernels(vec![portable_lanes::<Md5>("p16", 16, 7.0)]);
-    kernels.few = md5_few(0.6);
+    let kernels = lanes_and_few();
     for n in 2..=4 {
         for equal in [true, false] {
             let len = rng.random_range(8192..20_000);
@@ -116,10 +123,8 @@ fn batches_on_few_stream_kernels() {
 fn chunks_on_few_stream_kernels() {
     use crate::family::FEW_MIN_BLOCKS;
     use crate::merkle_damgard::MdHasher;
-    use crate::testing::portable_lanes;
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-    let mut kernels = portable_kernels(vec![portable_lanes::<Md5>("p16", 16, 7.0)]);
-    kernels.few = md5_few(0.6);
+    let kernels = lanes_and_few();
     for n in 2..=4 {
         for equal in [true, false] {
             let mut hs: Vec<MdHasher<Md5>> = (0..n)
