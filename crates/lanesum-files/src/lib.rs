@@ -60,6 +60,7 @@ mod bigs;
 mod fds;
 mod hashed;
 mod input;
+mod lone;
 pub mod manifest;
 #[allow(unsafe_code)]
 mod mapped;

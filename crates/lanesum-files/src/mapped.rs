@@ -4,7 +4,7 @@
 //! took 0.30 s of CPU mapped against 0.38 s read (Zen 3, 2 cores). Files are mapped a
 //! window at a time, so the mapped pages counted in the resident set stay bounded. A
 //! lone big file hashed on every core is read instead, every core reading a piece (see
-//! `pipeline::hash_lone`): there the faults and the serial unmapping cost more than the
+//! `lone::hash_lone`): there the faults and the serial unmapping cost more than the
 //! copy.
 //!
 //! A mapped file truncated by another process raises SIGBUS on the vanished pages. For a
