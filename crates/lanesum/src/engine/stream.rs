@@ -185,13 +185,14 @@ impl<F: Family> Drop for Stream<F> {
             self.pool.crew.leave();
         }
         // Free the halves now (a round holding one gives it back to the slot, which goes
-        // with the last reference); a stale `waiting` entry may keep the slot a while.
+        // with the last reference), and take the slot off the waiting list.
         if let Some(slot) = &self.slot {
             let mut d = slot.data.lock();
             d.fill = Half::default();
             if !d.busy {
                 d.ready = Half::default();
             }
+            self.pool.forget(slot, &mut d);
         }
     }
 }

@@ -292,6 +292,42 @@ fn churn_leaves_nothing_behind() {
     });
 }
 
+/// A stream dropped with a half waiting for a round (an aborted upload) takes it off the
+/// waiting list: before, with as many writers as cores (rounds of one, which never prune
+/// a stale entry), every such stream stayed listed for good, with its slot and state.
+#[test]
+#[cfg_attr(miri, ignore = "too slow under Miri")]
+fn dropped_streams_leave_the_waiting_list() {
+    use super::half::MAX_HALF;
+    crate::testing::each_level(|| {
+        let data = vec![3u8; MAX_HALF + 2 * STAGE];
+        for cores in [1, 2, 64] {
+            let engine = Engine::with_cores(cores);
+            // A companion writer, so the others' writes defer to rounds.
+            let mut keep = engine.hasher(Algorithm::Md5);
+            keep.update(&data);
+            let waiting = engine.waiting();
+            for alg in [Algorithm::Md5, Algorithm::Sha256, Algorithm::Sha3_256] {
+                for _ in 0..50 {
+                    let mut h = engine.hasher(alg);
+                    h.update_bytes(Bytes::copy_from_slice(&data));
+                    drop(h);
+                }
+            }
+            assert!(
+                engine.waiting() <= waiting,
+                "{cores} cores: {}",
+                engine.waiting()
+            );
+            keep.update(&data);
+            assert_eq!(
+                keep.finalize(),
+                hash(Algorithm::Md5, &[&data[..]; 2].concat())
+            );
+        }
+    });
+}
+
 /// A thread that panics while holding a stream (with blocks buffered) disturbs no other.
 #[test]
 fn panic_in_one_thread_spares_the_others() {
