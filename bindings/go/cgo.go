@@ -78,6 +78,13 @@ func bytesPtr(p []byte) (*C.uint8_t, C.size_t) {
 	return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(p))), C.size_t(len(p))
 }
 
+// outPtr is where C writes len(p) bytes: nil for an empty p (BLAKE3 with an empty
+// output, "blake3-0"), which the C ABI takes with a zero length, where &p[0] would panic.
+func outPtr(p []byte) *C.uint8_t {
+	o, _ := bytesPtr(p)
+	return o
+}
+
 // algCache maps names to looked-up algorithms, so that New(name) crosses into C once
 // per name.
 var algCache sync.Map

@@ -112,8 +112,11 @@ func NewLaneHash(name string) (Hasher, error) {
 // engineHasher is a stream of an engine. Sum finalizes it (an engine stream can't be
 // copied): later Sums return the same digest, and Write fails until Reset.
 type engineHasher struct {
-	alg     algorithm
-	closed  bool
+	alg    algorithm
+	closed bool
+	// summed: Sum has finalized the stream, whose digest is sum (empty for "blake3-0",
+	// so sum != nil can't tell).
+	summed  bool
 	sum     []byte
 	cleanup runtime.Cleanup
 	s       stream
@@ -132,7 +135,7 @@ func (e *engineHasher) Write(p []byte) (int, error) {
 	if e.closed {
 		return 0, errClosed
 	}
-	if e.sum != nil {
+	if e.summed {
 		return 0, ErrWriteAfterSum
 	}
 	writeTo(e, &e.s, &e.cleanup, p)
@@ -143,8 +146,9 @@ func (e *engineHasher) Sum(b []byte) []byte {
 	if e.closed {
 		panic(errClosed)
 	}
-	if e.sum == nil {
+	if !e.summed {
 		e.sum = e.s.sum(nil)
+		e.summed = true
 		runtime.KeepAlive(e)
 	}
 	return append(b, e.sum...)
@@ -155,7 +159,7 @@ func (e *engineHasher) Reset() {
 		panic(errClosed)
 	}
 	e.s.reset()
-	e.sum = nil
+	e.sum, e.summed = nil, false
 	runtime.KeepAlive(e)
 }
 

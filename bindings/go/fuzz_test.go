@@ -60,6 +60,7 @@ var fzAlgs = []fzAlg{
 	{"blake2s-128", nil, nil},
 	{"blake3", nil, nil},
 	{"blake3-512", nil, nil},
+	{"blake3-0", nil, nil}, // an empty digest (b3sum -l 0)
 	{"blake2bp", nil, nil},
 	{"blake2sp", nil, nil},
 	{"md5p8", nil, nil},

@@ -16,7 +16,6 @@ import "C"
 import (
 	"hash"
 	"runtime"
-	"unsafe"
 )
 
 // digest is a hash.Hash on a plain (single-stream) lanesum hasher; Sum leaves its state
@@ -116,6 +115,6 @@ func Hash(name string, data []byte) ([]byte, error) {
 	}
 	out := make([]byte, a.size)
 	ptr, l := bytesPtr(data)
-	mustOK(C.lanesum_hash(a.id, ptr, l, (*C.uint8_t)(unsafe.Pointer(&out[0])), C.size_t(a.size), nil))
+	mustOK(C.lanesum_hash(a.id, ptr, l, outPtr(out), C.size_t(a.size), nil))
 	return out, nil
 }

@@ -412,3 +412,56 @@ func TestServerForClosedMidStream(t *testing.T) {
 	}()
 	srv.NewHash()
 }
+
+// "blake3-0" (BLAKE3 with an empty output, as `b3sum -l 0`): every path that takes a
+// digest gives the empty one. They indexed the first byte of the empty output and
+// panicked, until outPtr.
+func TestZeroLengthDigest(t *testing.T) {
+	data := []byte("abc")
+	try := func(name string, f func() []byte) {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("panic: %v", r)
+				}
+			}()
+			if got := f(); len(got) != 0 {
+				t.Errorf("digest %x, want empty", got)
+			}
+		})
+	}
+	try("New.Sum", func() []byte {
+		h := must(New("blake3-0"))
+		h.Write(data)
+		return h.Sum(nil)
+	})
+	try("New.Sum-prefix", func() []byte {
+		h := must(New("blake3-0"))
+		h.Write(data)
+		return h.Sum([]byte("p"))[1:]
+	})
+	try("NewLaneHash.Sum", func() []byte {
+		h := must(NewLaneHash("blake3-0"))
+		defer h.Close()
+		h.Write(make([]byte, 1000))
+		return h.Sum(nil)
+	})
+	try("NewLaneHash.Sum-twice", func() []byte {
+		// Its Sum finalizes: a second one gives the same digest, a Write fails.
+		h := must(NewLaneHash("blake3-0"))
+		defer h.Close()
+		h.Write(data)
+		h.Sum(nil)
+		if _, err := h.Write(data); !errors.Is(err, ErrWriteAfterSum) {
+			t.Errorf("Write after Sum: %v", err)
+		}
+		return h.Sum(nil)
+	})
+	try("Hash", func() []byte { return must(Hash("blake3-0", data)) })
+	try("HashMany", func() []byte { return must(HashMany("blake3-0", [][]byte{data}))[0] })
+	try("MultiHash", func() []byte {
+		m := must(NewMultiHash("blake3-0"))
+		m.Write(data)
+		return m.Sums()["blake3-0"]
+	})
+}

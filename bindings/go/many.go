@@ -43,7 +43,7 @@ func HashMany(name string, msgs [][]byte) ([][]byte, error) {
 	}
 	var msg cMsg
 	st := C.ls_hash_many(a.id, &descs[0], C.size_t(len(msgs)),
-		(*C.uint8_t)(unsafe.Pointer(&digests[0])), C.size_t(len(digests)), par, msg.ptr())
+		outPtr(digests), C.size_t(len(digests)), par, msg.ptr())
 	if err := errorOf(st, &msg); err != nil {
 		return nil, err
 	}

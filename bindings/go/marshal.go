@@ -15,6 +15,10 @@ import (
 // and the message length as a big-endian uint64. lanesum's hashers of the same algorithms
 // read and write that format, so a state saved by crypto/sha256 (a resumable upload's)
 // resumes in lanesum.NewSHA256() and the other way round.
+//
+// One difference no real state reaches: a SHA-384/512 state whose length says 2^61 bytes
+// or more (2 EiB) finishes with FIPS 180-4's 128-bit bit length in lanesum, where Go's
+// crypto/sha512 keeps only the low 64 bits of it, so the two digests differ.
 type goFormat struct {
 	magic     string
 	words     int // chaining words

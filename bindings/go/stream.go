@@ -151,7 +151,7 @@ func (s *stream) update(a, b []byte) {
 // sum appends the digests to b: leaving the state alone (plain hashers) or finalizing it.
 func (s *stream) sum(b []byte) []byte {
 	out := append(b, make([]byte, s.size)...)
-	o := (*C.uint8_t)(unsafe.Pointer(&out[len(b)]))
+	o := outPtr(out[len(b):])
 	tail, tl := s.pending()
 	switch {
 	case s.h.id == 0:
