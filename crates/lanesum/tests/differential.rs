@@ -8,16 +8,16 @@
 //! `LANESUM_TEST_SEED=<seed>`.
 
 mod levels;
+mod reference;
 
 use std::io::Write as _;
 
-use blake2::digest::consts::{U1, U16, U20, U28, U48};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, RngCore, SeedableRng};
-use sha2::Digest as _;
 
 use lanesum::{hash, Algorithm, Hasher};
+use reference::reference;
 
 /// Every default algorithm plus non-default output lengths (including a BLAKE3 output
 /// longer than the 64 bytes a `Digest` keeps inline).
@@ -40,123 +40,6 @@ fn algorithms() -> Vec<Algorithm> {
         Algorithm::Shake256(300),
     ]);
     v
-}
-
-/// A CRC from the `crc` crate's catalogue (not `crc-fast`, which lanesum uses), big-endian.
-fn crc32_ref(alg: &'static crc::Algorithm<u32>, data: &[u8]) -> Vec<u8> {
-    crc::Crc::<u32>::new(alg)
-        .checksum(data)
-        .to_be_bytes()
-        .to_vec()
-}
-
-fn crc64_ref(alg: &'static crc::Algorithm<u64>, data: &[u8]) -> Vec<u8> {
-    crc::Crc::<u64>::new(alg)
-        .checksum(data)
-        .to_be_bytes()
-        .to_vec()
-}
-
-/// POSIX `cksum`: CRC-32/CKSUM over the data, then its length in as few bytes as it takes.
-fn posix_cksum(data: &[u8]) -> Vec<u8> {
-    let crc = crc::Crc::<u32>::new(&crc::CRC_32_CKSUM);
-    let mut d = crc.digest();
-    d.update(data);
-    let mut n = data.len() as u64;
-    while n > 0 {
-        d.update(&[n as u8]);
-        n >>= 8;
-    }
-    d.finalize().to_be_bytes().to_vec()
-}
-
-/// `sum -r` and `sum -s`, written out from their definitions.
-fn bsd_sum(data: &[u8]) -> Vec<u8> {
-    let mut s: u16 = 0;
-    for &b in data {
-        s = ((s >> 1) | ((s & 1) << 15)).wrapping_add(b as u16);
-    }
-    s.to_be_bytes().to_vec()
-}
-
-fn sysv_sum(data: &[u8]) -> Vec<u8> {
-    let s: u32 = data.iter().fold(0u32, |s, &b| s.wrapping_add(b as u32));
-    let r = (s & 0xffff) + (s >> 16);
-    (((r & 0xffff) + (r >> 16)) as u16).to_be_bytes().to_vec()
-}
-
-/// SHAKE of `n` bytes from the `shake` crate.
-fn shake_ref<X: Default + sha3::digest::Update + sha3::digest::ExtendableOutput>(
-    data: &[u8],
-    n: usize,
-) -> Vec<u8> {
-    let mut h = X::default();
-    h.update(data);
-    let mut out = vec![0; n];
-    h.finalize_xof_into(&mut out);
-    out
-}
-
-/// The digest from a crate lanesum does not use for that algorithm where one exists
-/// (RustCrypto `blake2` rather than `blake2b_simd`/`blake2s_simd`).
-fn reference(alg: Algorithm, data: &[u8]) -> Vec<u8> {
-    match alg {
-        Algorithm::Md5 => md5::Md5::digest(data).to_vec(),
-        Algorithm::Sha1 => sha1::Sha1::digest(data).to_vec(),
-        Algorithm::Sha224 => sha2::Sha224::digest(data).to_vec(),
-        Algorithm::Sha256 => sha2::Sha256::digest(data).to_vec(),
-        Algorithm::Sha384 => sha2::Sha384::digest(data).to_vec(),
-        Algorithm::Sha512 => sha2::Sha512::digest(data).to_vec(),
-        Algorithm::Sha512_224 => sha2::Sha512_224::digest(data).to_vec(),
-        Algorithm::Sha512_256 => sha2::Sha512_256::digest(data).to_vec(),
-        Algorithm::Blake2b(64) => blake2::Blake2b512::digest(data).to_vec(),
-        Algorithm::Blake2b(48) => blake2::Blake2b::<U48>::digest(data).to_vec(),
-        Algorithm::Blake2b(32) => blake2::Blake2b256::digest(data).to_vec(),
-        Algorithm::Blake2b(20) => blake2::Blake2b::<U20>::digest(data).to_vec(),
-        Algorithm::Blake2b(1) => blake2::Blake2b::<U1>::digest(data).to_vec(),
-        Algorithm::Blake2b(n) => blake2b_simd::Params::new()
-            .hash_length(n as usize)
-            .hash(data)
-            .as_bytes()
-            .to_vec(),
-        Algorithm::Blake2s(32) => blake2::Blake2s256::digest(data).to_vec(),
-        Algorithm::Blake2s(28) => blake2::Blake2s::<U28>::digest(data).to_vec(),
-        Algorithm::Blake2s(16) => blake2::Blake2s::<U16>::digest(data).to_vec(),
-        Algorithm::Blake2s(1) => blake2::Blake2s::<U1>::digest(data).to_vec(),
-        Algorithm::Blake2s(n) => blake2s_simd::Params::new()
-            .hash_length(n as usize)
-            .hash(data)
-            .as_bytes()
-            .to_vec(),
-        Algorithm::Blake3(n) => {
-            let mut out = vec![0; n];
-            blake3::Hasher::new()
-                .update(data)
-                .finalize_xof()
-                .fill(&mut out);
-            out
-        }
-        Algorithm::Crc32 => crc32_ref(&crc::CRC_32_ISO_HDLC, data),
-        Algorithm::Crc32c => crc32_ref(&crc::CRC_32_ISCSI, data),
-        Algorithm::Crc64Nvme => crc64_ref(&crc::CRC_64_NVME, data),
-        Algorithm::Crc => posix_cksum(data),
-        Algorithm::SumBsd => bsd_sum(data),
-        Algorithm::SumSysv => sysv_sum(data),
-        Algorithm::Xxh64 => twox_hash::XxHash64::oneshot(0, data).to_be_bytes().to_vec(),
-        Algorithm::Xxh3 => twox_hash::XxHash3_64::oneshot(data).to_be_bytes().to_vec(),
-        Algorithm::Xxh128 => twox_hash::XxHash3_128::oneshot(data).to_be_bytes().to_vec(),
-        Algorithm::Sha3_224 => sha3::Sha3_224::digest(data).to_vec(),
-        Algorithm::Sha3_256 => sha3::Sha3_256::digest(data).to_vec(),
-        Algorithm::Sha3_384 => sha3::Sha3_384::digest(data).to_vec(),
-        Algorithm::Sha3_512 => sha3::Sha3_512::digest(data).to_vec(),
-        Algorithm::Shake128(n) => shake_ref::<shake::Shake128>(data, n),
-        Algorithm::Shake256(n) => shake_ref::<shake::Shake256>(data, n),
-        Algorithm::Sm3 => sm3::Sm3::digest(data).to_vec(),
-        // Not in `algorithms()`: the modes have their own tests in `lanesum::modes`.
-        Algorithm::Md5p8 | Algorithm::Blake2bp(_) | Algorithm::Blake2sp(_) | Algorithm::Btv2 => {
-            unreachable!("{alg} is tested in lanesum::modes")
-        }
-    }
 }
 
 /// The seed for this run: `LANESUM_TEST_SEED` or fresh, printed either way.
