@@ -330,7 +330,13 @@ impl<F: Family> Pool<F> {
     /// every round walked the longer list. `me` must be `slot`'s.
     pub(crate) fn forget(&self, slot: &Slot<F>, me: &mut SlotData<F>) {
         if std::mem::take(&mut me.queued) {
-            self.waiting.lock().retain(|w| !Arc::ptr_eq(&w.slot, slot));
+            // `queued` means exactly one entry; the others keep their order.
+            let mut waiting = self.waiting.lock();
+            let ours = |w: &Waiting<F>| Arc::ptr_eq(&w.slot, slot);
+            if let Some(i) = waiting.iter().position(ours) {
+                waiting.remove(i);
+            }
+            debug_assert!(!waiting.iter().any(ours), "a slot listed twice");
         }
     }
 
