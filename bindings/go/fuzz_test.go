@@ -362,8 +362,8 @@ func fzState(alg int, body []byte, fix bool) []byte {
 	}
 	st = st[:f.size()]
 	if f.wordBytes == 8 {
-		// Below 2^61 bytes: at and above, Go's SHA-384/512 pad with the length in bits
-		// mod 2^64 and lanesum with all of it (TestReproSHA512HugeLength).
+		// Below 2^61 bytes: at and above, Go's SHA-512 family pads with the length in
+		// bits mod 2^64 and lanesum with all of it (see goFormat in marshal.go).
 		st[len(st)-8] &= 0x1f
 	}
 	return st

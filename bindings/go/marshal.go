@@ -16,9 +16,10 @@ import (
 // read and write that format, so a state saved by crypto/sha256 (a resumable upload's)
 // resumes in lanesum.NewSHA256() and the other way round.
 //
-// One difference no real state reaches: a SHA-384/512 state whose length says 2^61 bytes
-// or more (2 EiB) finishes with FIPS 180-4's 128-bit bit length in lanesum, where Go's
-// crypto/sha512 keeps only the low 64 bits of it, so the two digests differ.
+// One difference no real state reaches: a state of the SHA-512 family (SHA-384,
+// SHA-512/224, SHA-512/256 too) whose length says 2^61 bytes or more (2 EiB) finishes
+// with FIPS 180-4's 128-bit bit length in lanesum, where Go's crypto/sha512 keeps only the
+// low 64 bits of it, so the two digests differ.
 type goFormat struct {
 	magic     string
 	words     int // chaining words

@@ -56,16 +56,17 @@ static uint64_t u64(void) {
     for (int i = 0; i < 8; i++) v |= (uint64_t)byte() << (8 * i);
     return v;
 }
-/* n bytes of data: the input's while it lasts, then a pattern. */
+/* n bytes of data: the input's while it lasts, then a pattern (restarted for every input,
+ * so that a saved crash input replays alone). */
 static uint8_t *data_buf;
+static uint32_t pattern = 1;
 static const uint8_t *take(size_t n) {
-    static uint32_t x = 1;
     for (size_t i = 0; i < n; i++) {
         if (in_len) {
             data_buf[i] = byte();
         } else {
-            x = x * 1103515245u + 12345u;
-            data_buf[i] = (uint8_t)(x >> 16);
+            pattern = pattern * 1103515245u + 12345u;
+            data_buf[i] = (uint8_t)(pattern >> 16);
         }
     }
     return data_buf;
@@ -934,6 +935,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     }
     in = d;
     in_len = n;
+    pattern = 1;
     reset_all();
     for (int ops = 0; in_len && ops < 256; ops++) {
         switch (byte() % 15) {

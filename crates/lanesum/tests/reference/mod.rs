@@ -1,9 +1,15 @@
-//! The digest of every algorithm from an implementation lanesum does not compute it with,
-//! where one exists: RustCrypto (MD5, SHA-1, SHA-2, SHA-3, SHAKE, SM3, BLAKE2 at every
-//! length), `crc` and `twox-hash` for the checksums, `blake2b_simd`/`blake2s_simd`'s own
-//! tree modes for BLAKE2bp/sp, the `blake3` crate, and MD5P8, the BitTorrent v2 root and
-//! `sum` written out from their definitions. Shared by the differential tests and (via
-//! `#[path]`) the fuzz targets in `fuzz/`.
+//! Reference digests for every algorithm, shared by the differential tests and (via
+//! `#[path]`) the fuzz targets in `fuzz/`: RustCrypto (MD5, SHA-1, SHA-2, SHA-3, SHAKE, SM3,
+//! BLAKE2 at every length), `crc` and `twox-hash` for the checksums, the `blake3` crate, and
+//! MD5P8, the BitTorrent v2 root and `sum` written out from their definitions.
+//!
+//! Most are independent of lanesum's code. Some are the crate a lanesum path itself calls,
+//! and so check lanesum's other paths against it, not that crate: the `blake3` crate
+//! (lanesum's single-stream BLAKE3; its lanes are lanesum's own), `sha3`/`shake` (lone
+//! SHA-3 and SHAKE streams; the lanes' Keccak is lanesum's own), `sha2`'s SHA-512
+//! compression (lanesum's where BMI2 is missing), and `blake2b_simd`/`blake2s_simd`'s tree
+//! modes for BLAKE2bp/sp, which are lanesum's BLAKE2bp/sp (checked on their own against the
+//! BLAKE2 known answers, `vectors/blake2/blake2-kat.json`, in `lanesum::modes`).
 
 use blake2::digest::consts::*;
 use lanesum::Algorithm;
@@ -116,9 +122,8 @@ fn btv2_ref(data: &[u8]) -> Vec<u8> {
     layer.pop().unwrap()
 }
 
-/// The digest of `data` under `alg` from a crate other than the one lanesum computes it
-/// with, where one exists (BLAKE2bp/sp: `blake2b_simd`'s own tree modes; BLAKE3: the
-/// `blake3` crate, which lanesum's lanes reimplement).
+/// The digest of `data` under `alg` (see the module's doc for which are independent of
+/// lanesum's own code).
 pub fn reference(alg: Algorithm, data: &[u8]) -> Vec<u8> {
     match alg {
         Algorithm::Md5 => md5::Md5::digest(data).to_vec(),
