@@ -74,7 +74,8 @@ pub(crate) struct Pool<F: Family> {
     /// Cores that can run rounds at once.
     cores: usize,
     /// Slots with a `ready` half, in the order they became ready. May hold stale entries
-    /// (slots hashed since, or dropped); rounds discard those.
+    /// (a slot whose stream hashed alone after it was listed, at most one per live
+    /// stream); rounds discard those. A dropped stream takes its own away ([`Pool::forget`]).
     waiting: Mutex<Vec<Waiting<F>>>,
     /// Streams that have handed blocks to the pool (or were counted early by a
     /// `MultiHasher`) and not finished. A lone writer hashes at once: there is nobody to
