@@ -14,10 +14,6 @@ use crate::names::{hashlib_xof, hashlib_xof_name, parse_algorithm};
 /// BLAKE3 hands updates at least this large to rayon when threads are allowed (the
 /// library's own threshold for its BLAKE3).
 const BLAKE3_RAYON_MIN: usize = 256 * 1024;
-/// The least update from which the library may spread one input over rayon's threads
-/// (`Algorithm::spreads_one_input`: the CRCs from 4 MiB, BitTorrent v2's leaves from
-/// 1 MiB): such updates go through `forked::parallel`.
-const SPREAD_MIN: usize = 1 << 20;
 
 /// `hexdigest` formats digests up to this long on the stack; longer extendable outputs
 /// go through a `bytes` object (Python's own allocation: a MemoryError, not an abort,
@@ -47,7 +43,9 @@ impl State {
     fn update(&mut self, data: &[u8]) {
         match self {
             State::Plain(h) => {
-                let may_spread = data.len() >= SPREAD_MIN && h.algorithm().spreads_one_input();
+                // The library says which updates may reach rayon's threads: a large CRC,
+                // BitTorrent v2 filling a batch of leaves (from small writes too).
+                let may_spread = h.update_may_spread(data.len());
                 crate::forked::parallel_if(may_spread, || h.update(data));
             }
             State::Blake2b(h) => {

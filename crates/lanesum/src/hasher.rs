@@ -12,7 +12,6 @@ use crate::{Algorithm, Digest};
 
 /// BLAKE3 hands updates at least this large to rayon (with the `rayon` feature): below it, thread hand-off costs more
 /// than the extra core gains.
-#[cfg(feature = "rayon")]
 const BLAKE3_RAYON_MIN: usize = 256 * 1024;
 
 /// Streaming hasher for one message with any [`Algorithm`].
@@ -233,6 +232,35 @@ impl Hasher {
         // `hash_many` uses for whole messages.
         blake2b_simd::many::update_many(b2b);
         blake2s_simd::many::update_many(b2s);
+    }
+
+    /// Whether [`update`](Hasher::update) of `len` bytes, from where this hasher stands,
+    /// may run on rayon's threads (BLAKE3, the CRCs and BitTorrent v2 spread large inputs
+    /// over them): for a caller that must run such calls in a pool of its own, as a forked
+    /// child must (the parent's pool has no threads there; see the Python package). Small
+    /// writes still spread once they fill BitTorrent v2's batch of leaves, which the
+    /// write's length alone can't tell.
+    ///
+    /// ```
+    /// use lanesum::{Algorithm, Hasher};
+    /// assert!(!Hasher::new(Algorithm::Md5).update_may_spread(1 << 30));
+    /// let mut h = Hasher::new(Algorithm::Btv2);
+    /// let mut spreading = 0;
+    /// for _ in 0..128 {
+    ///     spreading += usize::from(h.update_may_spread(64 << 10));
+    ///     h.update(&[7; 64 << 10]);
+    /// }
+    /// // 8 MiB in 64 KiB writes: 4 MiB batches of leaves, hashed on every core (with
+    /// // the default `rayon` feature).
+    /// assert!(spreading >= 1);
+    /// ```
+    pub fn update_may_spread(&self, len: usize) -> bool {
+        match &self.inner {
+            Inner::Blake3(_) => cfg!(feature = "rayon") && len >= BLAKE3_RAYON_MIN,
+            Inner::Btv2(h) => h.update_may_spread(len),
+            Inner::Checksum(h) => h.update_may_spread(len),
+            _ => false,
+        }
     }
 
     /// Absorb more of the message.

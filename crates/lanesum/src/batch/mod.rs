@@ -10,7 +10,7 @@ mod spread;
 
 use lanes::hash_md_into;
 pub(crate) use lanes::{hash_md, hash_one};
-pub(crate) use spread::spread;
+pub(crate) use spread::{spread, SPREAD_MIN};
 
 use crate::families::{self, each};
 use crate::hasher::hash_at;

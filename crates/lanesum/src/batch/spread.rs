@@ -8,13 +8,16 @@ use crate::Digest;
 /// Longest first, dealt round-robin: each thread's group gets a similar byte count and a
 /// similar spread of lengths, so each fills its lanes alike. Small batches never touch the
 /// thread pool (its first use starts its threads).
+/// The least batch (bytes in all) that `spread` hands to the thread pool.
+pub(crate) const SPREAD_MIN: usize = 1 << 20;
+
 pub(crate) fn spread(msgs: &[&[u8]], hash: impl Fn(&[&[u8]]) -> Vec<Digest> + Sync) -> Vec<Digest> {
     #[cfg(feature = "rayon")]
     {
         use rayon::prelude::*;
         let total: usize = msgs.iter().map(|m| m.len()).sum();
         let threads = rayon::current_num_threads();
-        if msgs.len() < 2 || total < 1 << 20 || threads <= 1 {
+        if msgs.len() < 2 || total < SPREAD_MIN || threads <= 1 {
             return hash(msgs);
         }
         let mut order: Vec<usize> = (0..msgs.len()).collect();

@@ -8,7 +8,6 @@ use super::crc_combine::{combine, state_of};
 use crate::{Algorithm, Digest};
 
 /// Writes from this size are split over rayon's threads (see [`Crc::update_par`]).
-#[cfg(feature = "rayon")]
 const PAR_MIN: usize = 4 << 20;
 /// The smallest piece a thread takes: below it, waking a thread costs more than it saves.
 #[cfg(feature = "rayon")]
@@ -44,6 +43,11 @@ impl Crc {
             posix: alg == Algorithm::Crc,
             width,
         })
+    }
+
+    /// Whether `update` of `len` bytes may run on rayon's threads.
+    pub(crate) fn update_may_spread(len: usize) -> bool {
+        cfg!(feature = "rayon") && len >= PAR_MIN
     }
 
     pub(crate) fn update(&mut self, data: &[u8]) {

@@ -37,6 +37,11 @@ impl Checksum {
         }
     }
 
+    /// Whether `update` of `len` bytes may run on rayon's threads (a large CRC).
+    pub(crate) fn update_may_spread(&self, len: usize) -> bool {
+        matches!(self, Checksum::Crc(_)) && crc::Crc::update_may_spread(len)
+    }
+
     pub(crate) fn finalize(&self) -> Digest {
         match self {
             Checksum::Crc(c) => c.finalize(),

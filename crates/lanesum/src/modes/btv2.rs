@@ -1,7 +1,7 @@
 //! The BitTorrent v2 (BEP 52) pieces root of a file: a Merkle tree of SHA-256 over 16 KiB
 //! blocks, through the SHA-256 lanes.
 
-use crate::batch::{hash_md, hash_one, spread};
+use crate::batch::{hash_md, hash_one, spread, SPREAD_MIN};
 use crate::isa::{self, Features};
 use crate::{Algorithm, Digest};
 
@@ -96,6 +96,13 @@ impl Btv2State {
             pending: Vec::new(),
             leaves: Vec::new(),
         }
+    }
+
+    /// Whether `update` of `len` more bytes may hash leaves on rayon's threads: a full
+    /// batch from the pending buffer, or a write's whole blocks, once they are as many
+    /// bytes as `spread` hands to the pool.
+    pub(crate) fn update_may_spread(&self, len: usize) -> bool {
+        cfg!(feature = "rayon") && (self.pending.len() + len > BATCH || len >= SPREAD_MIN)
     }
 
     pub(crate) fn update(&mut self, mut data: &[u8]) {
