@@ -90,9 +90,7 @@ pub unsafe extern "C" fn lanesum_hasher_from_md_state(
     run(|| {
         let a = algorithms::get(alg)?;
         // SAFETY: the caller's contract: null or one readable LanesumMdState.
-        let c = unsafe { ptrs::array(state, 1, "state") }?
-            .first()
-            .ok_or_else(|| Error::null("state"))?;
+        let c = &unsafe { ptrs::array(state, 1, "state") }?[0];
         // Refused: an algorithm without states, else a state not shaped as its.
         let refused = || {
             if Hasher::new(a).md_state().is_none() {
