@@ -111,7 +111,9 @@ fn run(arg0: &OsStr, rest: Vec<OsString>) -> i32 {
 fn run_coreutils(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -> i32 {
     sys::keep_closed_std_fds_failing();
     let opts = flags::parse_coreutils(p, args, rep);
-    if let Err(e) = start_threads(opts.threads) {
+    let on_caller =
+        opts.action == Action::Hash && lanesum_files::hashes_on_caller(&opts.files, &opts.input);
+    if let Err(e) = start_threads(opts.threads, on_caller) {
         rep.fatal(&format!("cannot start threads: {e}"));
     }
     let status = match opts.action {
@@ -132,7 +134,8 @@ fn run_coreutils(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporte
 fn run_b3sum(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
     let opts = flags::parse_b3sum(args, rep);
     let hashing = b3sum::Hashing::new(&opts, rep);
-    if let Err(e) = start_threads(opts.threads) {
+    let on_caller = !opts.check && lanesum_files::hashes_on_caller(&opts.files, &opts.input);
+    if let Err(e) = start_threads(opts.threads, on_caller) {
         // anyhow's chain, as b3sum prints it.
         let msg = match std::error::Error::source(&e) {
             Some(cause) => format!("{e}\n\nCaused by:\n    {cause}"),
@@ -165,8 +168,16 @@ fn run_speed(args: Vec<OsString>) -> i32 {
 /// Start rayon's global pool (`threads`: 0 for its default size, at most
 /// `lanesum_files::most_threads`) once the options are read, so that a process limit on
 /// threads is reported rather than panicking where the pool is first used.
-fn start_threads(threads: usize) -> Result<(), rayon::ThreadPoolBuildError> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.min(lanesum_files::most_threads()))
+///
+/// With `on_caller` (a few small files, which the pipeline hashes on this thread: see
+/// `lanesum_files::hashes_on_caller`), the pool is this thread alone and no thread is
+/// started: `md5sum small-file` as fast as it can be, and a file that grew meanwhile is
+/// still hashed, here.
+fn start_threads(threads: usize, on_caller: bool) -> Result<(), rayon::ThreadPoolBuildError> {
+    let pool = rayon::ThreadPoolBuilder::new();
+    if on_caller {
+        return pool.num_threads(1).use_current_thread().build_global();
+    }
+    pool.num_threads(threads.min(lanesum_files::most_threads()))
         .build_global()
 }

@@ -244,6 +244,41 @@ fn a_thread_limit_is_an_error_or_a_fallback_never_a_panic() {
     }
 }
 
+/// A few small files are hashed on the main thread, and no other thread is started for
+/// them: they hash where no thread can start, as md5sum's do. The same limit stops a big
+/// file's run, which wants the pool (so the limit does bite).
+#[test]
+fn a_few_small_files_start_no_thread() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return; // as above: only root can run it as nobody
+    }
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        return;
+    }
+    let f = tree();
+    let d = f.path();
+    fs::write(d.join("t/big"), vec![7u8; 3 << 20]).unwrap();
+    let one = ["prlimit", "--nproc=1"];
+    let small = ["-a", "md5", "t/b", "t/a/z", "t/sub/x"];
+    let Some(o) = run_as_nobody(d, &one, &small) else {
+        return;
+    };
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        lines(&["t/b", "t/a/z", "t/sub/x"])
+    );
+    let o = run_as_nobody(d, &one, &["-a", "md5", "t/b", "t/big"]).unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("lanesum: cannot start threads"));
+}
+
 #[test]
 fn unreadable_directory_is_reported_and_the_rest_hashed() {
     let f = tree();

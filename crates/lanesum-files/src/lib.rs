@@ -82,7 +82,7 @@ pub use input::{open_operand, stdin_file, Input, Job};
 pub use mapped::install_sigbus_handler;
 pub use memory::within_address_space;
 pub use options::{most_threads, Options};
-pub use pipeline::{hash_inputs, hash_jobs, reserve_descriptors, Pipeline};
+pub use pipeline::{hash_inputs, hash_jobs, hashes_on_caller, reserve_descriptors, Pipeline};
 pub use source::{open_source, Contents, Source};
 pub use stream::{hash_reader, read_chunk, read_full, CHUNK};
 pub use walk::{jobs, read_list, reads_stdin, ExcludeError, Excludes, Found, Jobs};
