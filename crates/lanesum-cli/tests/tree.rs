@@ -5,10 +5,11 @@ mod common;
 
 use std::ffi::OsStr;
 use std::fs;
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use lanesum::{hash, Algorithm};
 
@@ -185,6 +186,16 @@ fn run_unprivileged(dir: &Path, args: &[&str]) -> Option<Output> {
 
 /// Run as nobody (root only; `None` if it cannot), through the command `wrapper` if any.
 fn run_as_nobody(dir: &Path, wrapper: &[&str], args: &[&str]) -> Option<Output> {
+    run_as_nobody_with_stdin(dir, wrapper, args, b"")
+}
+
+/// [`run_as_nobody`], with `stdin` on standard input (a pipe).
+fn run_as_nobody_with_stdin(
+    dir: &Path,
+    wrapper: &[&str],
+    args: &[&str],
+    stdin: &[u8],
+) -> Option<Output> {
     fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
     let nobody = || {
         let mut c = Command::new("setpriv");
@@ -202,7 +213,22 @@ fn run_as_nobody(dir: &Path, wrapper: &[&str], args: &[&str]) -> Option<Output> 
     if !reach.success() {
         return None;
     }
-    nobody().args(wrapper).arg(BIN).args(args).output().ok()
+    let mut child = nobody()
+        .args(wrapper)
+        .arg(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut pipe = child.stdin.take()?;
+    let stdin = stdin.to_vec();
+    // Written meanwhile: a pipe holds less than the input.
+    let writer = std::thread::spawn(move || pipe.write_all(&stdin));
+    let out = child.wait_with_output().ok()?;
+    let _ = writer.join();
+    Some(out)
 }
 
 /// With few threads allowed (a process limit, which counts threads), lanesum works with
@@ -220,14 +246,16 @@ fn a_thread_limit_is_an_error_or_a_fallback_never_a_panic() {
     let f = tree();
     let d = f.path();
     let args = ["-a", "md5", "-r", "t", "-"];
-    let want = ok(d, &args);
+    // More than the stream reader's first chunk, which this thread reads itself.
+    let input = common::pattern(3 << 20);
+    let want = common::Run::lanesum(d).args(args).stdin(&input).ok();
     // One pool thread whatever the core count: then some limit lets the pool start but
     // not the walk's thread or the stream reader's, whose fallbacks this is about. The
     // limit counts all of nobody's threads, so which limit that is may vary.
     for n in 1..=6 {
         let limit = format!("--nproc={n}");
         let wrapper = ["env", "RAYON_NUM_THREADS=1", "prlimit", &limit];
-        let Some(o) = run_as_nobody(d, &wrapper, &args) else {
+        let Some(o) = run_as_nobody_with_stdin(d, &wrapper, &args, &input) else {
             return;
         };
         let err = String::from_utf8_lossy(&o.stderr);
