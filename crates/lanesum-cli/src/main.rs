@@ -170,9 +170,14 @@ fn run_speed(args: Vec<OsString>) -> i32 {
 /// threads is reported rather than panicking where the pool is first used.
 ///
 /// With `on_caller` (a few small files, which the pipeline hashes on this thread: see
-/// `lanesum_files::hashes_on_caller`), the pool is this thread alone and no thread is
-/// started: `md5sum small-file` as fast as it can be, and a file that grew meanwhile is
-/// still hashed, here.
+/// `lanesum_files::hashes_on_caller`), the pool is this thread alone, whatever `threads`
+/// says, and the pool's threads are not started: `md5sum small-file` as fast as it can
+/// be, and a file that grew meanwhile is still hashed, here. Code that waits for rayon
+/// work must then either run it itself (rayon's joins, scopes and parallel iterators do)
+/// or not wait on this thread: the `MultiHasher`'s background and the pipeline's windows
+/// check `rayon::current_thread_index()`, and the threads of the program's own (the walk
+/// of `-r`, a stream's reader) never enter rayon, where they would wait for this thread
+/// while it waits for them.
 fn start_threads(threads: usize, on_caller: bool) -> Result<(), rayon::ThreadPoolBuildError> {
     let pool = rayon::ThreadPoolBuilder::new();
     if on_caller {

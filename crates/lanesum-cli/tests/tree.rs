@@ -272,9 +272,10 @@ fn a_thread_limit_is_an_error_or_a_fallback_never_a_panic() {
     }
 }
 
-/// A few small files are hashed on the main thread, and no other thread is started for
-/// them: they hash where no thread can start, as md5sum's do. The same limit stops a big
-/// file's run, which wants the pool (so the limit does bite).
+/// A few small files (a missing one among them) are hashed on the main thread, and no
+/// other thread is started for them: they hash where no thread can start, as md5sum's
+/// do. The same limit stops a big file's run, which wants the pool (so the limit does
+/// bite).
 #[test]
 fn a_few_small_files_start_no_thread() {
     // SAFETY: geteuid has no preconditions.
@@ -302,9 +303,35 @@ fn a_few_small_files_start_no_thread() {
         String::from_utf8_lossy(&o.stdout),
         lines(&["t/b", "t/a/z", "t/sub/x"])
     );
-    let o = run_as_nobody(d, &one, &["-a", "md5", "t/b", "t/big"]).unwrap();
+    let o = run_as_nobody(d, &one, &["-a", "md5", "t/b", "missing"]).unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).starts_with("lanesum: cannot start threads"));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), lines(&["t/b"]));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err, "lanesum: missing: No such file or directory\n");
+    // Standard input redirected from a small file is one too; a pipe is not (it may be
+    // long), nor is a big file.
+    let redirected = [&one[..], &["sh", "-c", "exec \"$0\" \"$@\" < t/b"]].concat();
+    let o = run_as_nobody(d, &redirected, &["-a", "md5", "t/a/z", "-"]).unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let want = format!("{}{}  -\n", lines(&["t/a/z"]), md5(b"b"));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+    for (args, stdin) in [
+        (&["-a", "md5", "-"][..], &b"b"[..]),
+        (&["-a", "md5", "t/b", "t/big"], b""),
+    ] {
+        let o = run_as_nobody_with_stdin(d, &one, args, stdin).unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with("lanesum: cannot start threads"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]
