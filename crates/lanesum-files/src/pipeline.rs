@@ -68,9 +68,9 @@ const WINDOWS_OPEN: usize = 3;
 /// a file per thread, which its task holds while it reads).
 const WINDOW_FDS: usize = WINDOWS_OPEN * WINDOW_MAX;
 /// Fewer jobs than this are opened, read and hashed on the calling thread: starting the
-/// pool's threads costs more (~0.3 ms of a 1.9 ms run hashing one small file). A program
-/// can ask [`hashes_on_caller`] whether its operands need a pool at all (its doc gives
-/// this value).
+/// pool's threads costs more (a quarter of the CPU time of a run hashing one small file).
+/// A program can ask [`hashes_on_caller`] whether its operands need a pool at all (its
+/// doc gives this value).
 const PAR_MIN_JOBS: usize = 16;
 /// Outputs held back while big files gather for a group (each a name and digests).
 const MAX_HELD: usize = 64 * WINDOW;
@@ -206,9 +206,10 @@ pub fn hash_jobs<I: Iterator<Item = Job>>(
 /// the pipeline then opens, reads and hashes on the calling thread. The sizes are those
 /// of now: a file that grows before it is read is still hashed right, on whatever pool
 /// the caller has (if it is the calling thread alone, there). Standard input counts as
-/// the file it is redirected from (`md5sum < file`); a pipe, a directory or anything else
-/// that is not a small regular file makes it false. An operand that can't be stat'ed
-/// counts as small: its job fails in place.
+/// the file it is redirected from (`md5sum < file`: streamed, on the calling thread up
+/// to 1 MiB); a pipe, a directory or anything else that is not a small regular file
+/// makes it false. An operand that can't be stat'ed counts as small: its job fails in
+/// place.
 ///
 /// A program that knows this before it starts a pool of threads can leave them
 /// unstarted: the command then makes its pool the calling thread alone. Starting two
