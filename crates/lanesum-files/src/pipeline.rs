@@ -696,7 +696,6 @@ pub(crate) mod tests {
     fn every_kind(dir: &std::path::Path) -> (Vec<Input>, Vec<Option<Vec<u8>>>) {
         let mut inputs = Vec::new();
         let mut want: Vec<Option<Vec<u8>>> = Vec::new();
-        // Small, big (grouped and alone), missing and directory entries, interleaved.
         let sizes = [
             0,
             1,
@@ -733,8 +732,6 @@ pub(crate) mod tests {
     fn hash_every_kind() {
         let dir = tempfile::tempdir().unwrap();
         let (inputs, want) = every_kind(dir.path());
-        // In lanes; one stream each, side by side; spread over the cores, one file after
-        // another; spread and not, together.
         for algs in [
             &[Algorithm::Md5][..],
             &[Algorithm::Sha1, Algorithm::Blake3(32), Algorithm::Sha512][..],
