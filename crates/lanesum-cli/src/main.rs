@@ -111,8 +111,8 @@ fn run(arg0: &OsStr, rest: Vec<OsString>) -> i32 {
 fn run_coreutils(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporter) -> i32 {
     sys::keep_closed_std_fds_failing();
     let opts = flags::parse_coreutils(p, args, rep);
-    let on_caller =
-        opts.action == Action::Hash && lanesum_files::hashes_on_caller(&opts.files, &opts.input);
+    let on_caller = opts.action == Action::Hash
+        && lanesum_files::hashes_on_caller(&opts.files, &opts.algs, &opts.input);
     if let Err(e) = start_threads(opts.threads, on_caller) {
         rep.fatal(&format!("cannot start threads: {e}"));
     }
@@ -134,7 +134,10 @@ fn run_coreutils(p: &'static Personality, args: Vec<OsString>, rep: &mut Reporte
 fn run_b3sum(args: Vec<OsString>, rep: &mut Reporter) -> i32 {
     let opts = flags::parse_b3sum(args, rep);
     let hashing = b3sum::Hashing::new(&opts, rep);
-    let on_caller = !opts.check && lanesum_files::hashes_on_caller(&opts.files, &opts.input);
+    // Its one algorithm, whatever the length: BLAKE3 spreads a long stream over the pool.
+    let blake3 = [lanesum::Algorithm::Blake3(32)];
+    let on_caller =
+        !opts.check && lanesum_files::hashes_on_caller(&opts.files, &blake3, &opts.input);
     if let Err(e) = start_threads(opts.threads, on_caller) {
         // anyhow's chain, as b3sum prints it.
         let msg = match std::error::Error::source(&e) {
@@ -169,8 +172,8 @@ fn run_speed(args: Vec<OsString>) -> i32 {
 /// `lanesum_files::most_threads`) once the options are read, so that a process limit on
 /// threads is reported rather than panicking where the pool is first used.
 ///
-/// With `on_caller` (a few small files, which the pipeline hashes on this thread: see
-/// `lanesum_files::hashes_on_caller`), the pool is this thread alone, whatever `threads`
+/// With `on_caller` (a few small files, or a pipe under one algorithm, which the
+/// pipeline hashes on this thread: see `lanesum_files::hashes_on_caller`), the pool is this thread alone, whatever `threads`
 /// says, and the pool's threads are not started: `md5sum small-file` as fast as it can
 /// be, and a file that grew meanwhile is still hashed, here. Code that waits for rayon
 /// work must then either run it itself (rayon's joins, scopes and parallel iterators do)

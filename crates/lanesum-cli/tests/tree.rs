@@ -273,9 +273,9 @@ fn a_thread_limit_is_an_error_or_a_fallback_never_a_panic() {
 }
 
 /// A few small files (a missing one among them) are hashed on the main thread, and no
-/// other thread is started for them: they hash where no thread can start, as md5sum's
-/// do. The same limit stops a big file's run, which wants the pool (so the limit does
-/// bite).
+/// pool thread is started for them: they hash where no thread can start, as md5sum's
+/// do (a long pipe too: its reader thread falls back to the main thread). The same
+/// limit stops a run that wants the pool (so the limit does bite).
 #[test]
 fn a_few_small_files_start_no_thread() {
     // SAFETY: geteuid has no preconditions.
@@ -308,8 +308,9 @@ fn a_few_small_files_start_no_thread() {
     assert_eq!(String::from_utf8_lossy(&o.stdout), lines(&["t/b"]));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err, "lanesum: missing: No such file or directory\n");
-    // Standard input redirected from a small file is one too; a pipe is not (it may be
-    // long), nor is a big file.
+    // Standard input redirected from a small file is one too, and so is a pipe under one
+    // algorithm that never spreads over the cores (it is read and hashed on the main
+    // thread whatever its length).
     let redirected = [&one[..], &["sh", "-c", "exec \"$0\" \"$@\" < t/b"]].concat();
     let o = run_as_nobody(d, &redirected, &["-a", "md5", "t/a/z", "-"]).unwrap();
     assert_eq!(
@@ -320,8 +321,21 @@ fn a_few_small_files_start_no_thread() {
     );
     let want = format!("{}{}  -\n", lines(&["t/a/z"]), md5(b"b"));
     assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+    let input = common::pattern(3 << 20);
+    let o = run_as_nobody_with_stdin(d, &one, &["-a", "md5", "t/b", "-"], &input).unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let want = format!("{}{}  -\n", lines(&["t/b"]), md5(&input));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+    // A pipe under several algorithms (hashed side by side on the pool) or BLAKE3 (which
+    // spreads), or a big file, wants the pool.
     for (args, stdin) in [
-        (&["-a", "md5", "-"][..], &b"b"[..]),
+        (&["-a", "md5,sha1", "-"][..], &b"b"[..]),
+        (&["-a", "blake3", "-"], b"b"),
         (&["-a", "md5", "t/b", "t/big"], b""),
     ] {
         let o = run_as_nobody_with_stdin(d, &one, args, stdin).unwrap();

@@ -201,22 +201,26 @@ pub fn hash_jobs<I: Iterator<Item = Job>>(
     Pipeline::new(jobs, algs, opts)
 }
 
-/// Whether a pipeline over the operands `files` needs no pool: fewer than 16 of them,
-/// each a regular file small enough (1 MiB) to be hashed in lanes with the others, which
-/// the pipeline then opens, reads and hashes on the calling thread. The sizes are those
-/// of now: a file that grows before it is read is still hashed right, on whatever pool
-/// the caller has (if it is the calling thread alone, there). Standard input counts as
-/// the file it is redirected from (`md5sum < file`: streamed, on the calling thread up
-/// to 1 MiB); a pipe, a directory or anything else that is not a small regular file
-/// makes it false. An operand that can't be stat'ed counts as small: its job fails in
-/// place.
+/// Whether a pipeline over the operands `files` under `algs` needs no pool: fewer than
+/// 16 of them, each
+/// - a regular file small enough (1 MiB) to be hashed in lanes with the others, which
+///   the pipeline then opens, reads and hashes on the calling thread (the size it has
+///   now: a file that grows before it is read is still hashed right, on whatever pool the
+///   caller has; if that is the calling thread alone, there);
+/// - or a stream (standard input that is not a small regular file, such as a pipe; a
+///   FIFO or a device named), which is read and hashed on the calling thread (with a
+///   reader thread of its own past the first MiB), where `algs` is one algorithm that
+///   never spreads an input over the cores ([`Algorithm::spreads_one_input`]); several
+///   would be hashed side by side on the pool;
+/// - or an operand that can't be stat'ed: its job fails in place.
 ///
-/// A program that knows this before it starts a pool of threads can leave them
-/// unstarted: the command then makes its pool the calling thread alone. Starting two
-/// threads took about a quarter of the CPU time of a run hashing one small file (2-core
-/// Zen 5, `perf stat`: 1.15 ms with them, 0.90 ms without; an empty Rust program
-/// takes 0.55 ms there).
-pub fn hashes_on_caller(files: &[OsString], opts: &Options) -> bool {
+/// A directory, or a big regular file, makes it false. A program that knows this
+/// before it starts a pool of threads can leave them unstarted: the command then makes
+/// its pool the calling thread alone. Starting two threads took about a quarter of the
+/// CPU time of a run hashing one small file (2-core Zen 5, `perf stat`: 1.15 ms with
+/// them, 0.90 ms without; an empty Rust program takes 0.55 ms there).
+pub fn hashes_on_caller(files: &[OsString], algs: &[Algorithm], opts: &Options) -> bool {
+    let streams_here = matches!(algs, [a] if !a.spreads_one_input());
     files.len() < PAR_MIN_JOBS
         && files.iter().all(|f| {
             let found = if opts.dash_is_stdin && f == "-" {
@@ -224,7 +228,11 @@ pub fn hashes_on_caller(files: &[OsString], opts: &Options) -> bool {
             } else {
                 std::fs::metadata(f)
             };
-            found.map_or(true, |m| m.is_file() && m.len() <= SMALL_MAX)
+            match found {
+                Err(_) => true,
+                Ok(m) if m.is_file() => m.len() <= SMALL_MAX,
+                Ok(m) => !m.is_dir() && streams_here,
+            }
         })
 }
 
@@ -786,8 +794,10 @@ pub(crate) mod tests {
         check(&out, &[Some(d)], &algs);
     }
 
-    /// A few small regular files (or missing ones) hash on the calling thread; more of
-    /// them, a big one or a directory do not (standard input: see the command's tests).
+    /// A few small regular files (or missing ones) hash on the calling thread, and so do
+    /// streams under one algorithm that never spreads; more files, a big one, a directory,
+    /// or a stream under several algorithms or a spreading one do not (standard input:
+    /// see the command's tests).
     #[test]
     fn few_small_files_hash_on_the_caller() {
         let dir = tempfile::tempdir().unwrap();
@@ -804,22 +814,39 @@ pub(crate) mod tests {
         let link = dir.path().join("link");
         std::os::unix::fs::symlink("a", &link).unwrap();
         let link = link.into_os_string();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let (fifo, null) = (fifo.into_os_string(), OsString::from("/dev/null"));
         let opts = Options::default();
-        assert!(hashes_on_caller(std::slice::from_ref(&a), &opts));
-        assert!(hashes_on_caller(&[a.clone(), edge.clone(), link], &opts));
+        let md5 = [Algorithm::Md5];
+        let on_caller =
+            |files: &[OsString], algs: &[Algorithm]| hashes_on_caller(files, algs, &opts);
+        assert!(on_caller(std::slice::from_ref(&a), &md5));
+        assert!(on_caller(&[a.clone(), edge.clone(), link], &md5));
         let few = vec![a.clone(); PAR_MIN_JOBS - 1];
-        assert!(hashes_on_caller(&few, &opts));
-        assert!(!hashes_on_caller(&[few, vec![a.clone()]].concat(), &opts));
+        assert!(on_caller(&few, &[Algorithm::Md5, Algorithm::Blake3(32)]));
+        assert!(!on_caller(&[few, vec![a.clone()]].concat(), &md5));
         // A missing file fails in place: no pool needed.
-        assert!(hashes_on_caller(
+        assert!(on_caller(
             &[a.clone(), dir.path().join("missing").into()],
-            &opts
+            &md5
         ));
         for other in [big, dir.path().into()] {
-            assert!(
-                !hashes_on_caller(&[a.clone(), other.clone()], &opts),
-                "{other:?}"
-            );
+            assert!(!on_caller(&[a.clone(), other.clone()], &md5), "{other:?}");
+        }
+        for stream in [fifo, null] {
+            let both = [a.clone(), stream.clone()];
+            for algs in [&md5[..], &[Algorithm::Sha3_256], &[Algorithm::Xxh3]] {
+                assert!(on_caller(&both, algs), "{stream:?} {algs:?}");
+            }
+            for algs in [
+                &[Algorithm::Blake3(32)][..],
+                &[Algorithm::Crc32c],
+                &[Algorithm::Md5, Algorithm::Sha1],
+            ] {
+                assert!(!on_caller(&both, algs), "{stream:?} {algs:?}");
+            }
         }
     }
 
