@@ -172,8 +172,9 @@ fn run_speed(args: Vec<OsString>) -> i32 {
 /// `lanesum_files::most_threads`) once the options are read, so that a process limit on
 /// threads is reported rather than panicking where the pool is first used.
 ///
-/// With `on_caller` (a few small files, or a pipe under one algorithm, which the
-/// pipeline hashes on this thread: see `lanesum_files::hashes_on_caller`), the pool is this thread alone, whatever `threads`
+/// With `on_caller` (a few small files, or a pipe under one algorithm that doesn't spread
+/// over the cores, which the pipeline hashes on this thread: see
+/// `lanesum_files::hashes_on_caller`), the pool is this thread alone, whatever `threads`
 /// says, and the pool's threads are not started: `md5sum small-file` as fast as it can
 /// be, and a file that grew meanwhile is still hashed, here. Code that waits for rayon
 /// work must then either run it itself (rayon's joins, scopes and parallel iterators do)

@@ -331,8 +331,35 @@ fn a_few_small_files_start_no_thread() {
     );
     let want = format!("{}{}  -\n", lines(&["t/b"]), md5(&input));
     assert_eq!(String::from_utf8_lossy(&o.stdout), want);
-    // A pipe under several algorithms (hashed side by side on the pool) or BLAKE3 (which
-    // spreads), or a big file, wants the pool.
+    // Standard input is streamed however big: a big file redirected to it too.
+    let big_in = [&one[..], &["sh", "-c", "exec \"$0\" \"$@\" < t/big"]].concat();
+    let o = run_as_nobody(d, &big_in, &["-a", "md5", "-"]).unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let want = format!("{}  -\n", md5(&fs::read(d.join("t/big")).unwrap()));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+    // The personalities ask with what they hash: sum's BSD checksum hashes a pipe here,
+    // b3sum's BLAKE3 (and several algorithms, or a big file) want the pool.
+    for name in ["sum", "b3sum"] {
+        symlink(BIN, d.join(name)).unwrap();
+    }
+    let as_named = |script: &'static str| [&one[..], &["sh", "-c", script]].concat();
+    let o = run_as_nobody_with_stdin(d, &as_named("exec ./sum \"$@\""), &[], &input).unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let want = common::Run::lanesum(d).arg0("sum").stdin(&input).ok();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+    let o = run_as_nobody_with_stdin(d, &as_named("exec ./b3sum \"$@\""), &[], b"b").unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("Error: "));
     for (args, stdin) in [
         (&["-a", "md5,sha1", "-"][..], &b"b"[..]),
         (&["-a", "blake3", "-"], b"b"),

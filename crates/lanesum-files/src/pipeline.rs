@@ -207,7 +207,7 @@ pub fn hash_jobs<I: Iterator<Item = Job>>(
 ///   the pipeline then opens, reads and hashes on the calling thread (the size it has
 ///   now: a file that grows before it is read is still hashed right, on whatever pool the
 ///   caller has; if that is the calling thread alone, there);
-/// - or a stream (standard input that is not a small regular file, such as a pipe; a
+/// - or a stream (standard input, whatever it is: a pipe, or a file bigger than that; a
 ///   FIFO or a device named), which is read and hashed on the calling thread (with a
 ///   reader thread of its own past the first MiB), where `algs` is one algorithm that
 ///   never spreads an input over the cores ([`Algorithm::spreads_one_input`]); several
@@ -223,14 +223,16 @@ pub fn hashes_on_caller(files: &[OsString], algs: &[Algorithm], opts: &Options) 
     let streams_here = matches!(algs, [a] if !a.spreads_one_input());
     files.len() < PAR_MIN_JOBS
         && files.iter().all(|f| {
-            let found = if opts.dash_is_stdin && f == "-" {
+            let stdin = opts.dash_is_stdin && f == "-";
+            let found = if stdin {
                 crate::input::stdin_file().and_then(|f| f.metadata())
             } else {
                 std::fs::metadata(f)
             };
             match found {
                 Err(_) => true,
-                Ok(m) if m.is_file() => m.len() <= SMALL_MAX,
+                // Standard input is streamed whatever it is.
+                Ok(m) if m.is_file() => m.len() <= SMALL_MAX || stdin && streams_here,
                 Ok(m) => !m.is_dir() && streams_here,
             }
         })
