@@ -68,7 +68,7 @@ const WINDOWS_OPEN: usize = 3;
 /// a file per thread, which its task holds while it reads).
 const WINDOW_FDS: usize = WINDOWS_OPEN * WINDOW_MAX;
 /// Fewer jobs than this are opened, read and hashed on the calling thread: starting the
-/// pool's threads costs more (a quarter of the CPU time of a run hashing one small file).
+/// pool's threads costs more (a fifth of the CPU time of a run hashing one small file).
 /// A program can ask [`hashes_on_caller`] whether its operands need a pool at all (its
 /// doc gives this value).
 const PAR_MIN_JOBS: usize = 16;
@@ -216,7 +216,7 @@ pub fn hash_jobs<I: Iterator<Item = Job>>(
 ///
 /// A directory, or a big regular file, makes it false. A program that knows this
 /// before it starts a pool of threads can leave them unstarted: the command then makes
-/// its pool the calling thread alone. Starting two threads took about a quarter of the
+/// its pool the calling thread alone. Starting two threads took about a fifth of the
 /// CPU time of a run hashing one small file (2-core Zen 5, `perf stat`: 1.15 ms with
 /// them, 0.90 ms without; an empty Rust program takes 0.55 ms there).
 pub fn hashes_on_caller(files: &[OsString], algs: &[Algorithm], opts: &Options) -> bool {
