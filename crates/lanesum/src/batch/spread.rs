@@ -2,15 +2,15 @@
 
 use crate::Digest;
 
+/// The least batch (bytes in all) that `spread` hands to the thread pool.
+pub(crate) const SPREAD_MIN: usize = 1 << 20;
+
 /// `hash` of `msgs`, in order, with the messages spread over all rayon threads (with the
 /// `rayon` feature; without it, all on this thread).
 ///
 /// Longest first, dealt round-robin: each thread's group gets a similar byte count and a
 /// similar spread of lengths, so each fills its lanes alike. Small batches never touch the
 /// thread pool (its first use starts its threads).
-/// The least batch (bytes in all) that `spread` hands to the thread pool.
-pub(crate) const SPREAD_MIN: usize = 1 << 20;
-
 pub(crate) fn spread(msgs: &[&[u8]], hash: impl Fn(&[&[u8]]) -> Vec<Digest> + Sync) -> Vec<Digest> {
     #[cfg(feature = "rayon")]
     {
